@@ -1,0 +1,31 @@
+package dev.polling.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A snapshot of one cluster on this instance, for endpoints and health checks.
+ *
+ * @param definition the cluster
+ * @param holding whether this instance holds it
+ * @param paused whether it is paused on this instance
+ * @param cycleRunning whether a cycle runs in this instance now
+ * @param lastActivity this instance's last activity, or null when never or released
+ * @param elapsed time since then, or null
+ * @param lastDecision the latest decision, or null before the first
+ * @param peerIds the peers the cluster asks
+ * @param peers the latest observation of each peer that has been asked
+ */
+public record ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,
+		@Nullable Instant lastActivity, @Nullable Duration elapsed, @Nullable Decision lastDecision, List<String> peerIds,
+		List<PeerObservation> peers) {
+
+	public ClusterStatus {
+		peerIds = List.copyOf(peerIds);
+		peers = List.copyOf(peers);
+	}
+
+}

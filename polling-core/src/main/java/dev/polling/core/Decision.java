@@ -1,0 +1,88 @@
+package dev.polling.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The outcome of one {@link PollingManager#decide(String)}: whether this instance may poll, why,
+ * and what each peer said.
+ *
+ * @param clusterId the cluster
+ * @param outcome granted or refused
+ * @param reason why
+ * @param peers each peer's observation, in the order of the final round (empty in standalone mode
+ *        and for refusals that asked no peer)
+ * @param duration how long the decision took
+ * @param decidedAt when it was made (wall clock, for display)
+ */
+public record Decision(String clusterId, Outcome outcome, Reason reason, List<PeerObservation> peers, Duration duration,
+		Instant decidedAt) {
+
+	public Decision {
+		peers = List.copyOf(peers);
+	}
+
+	public boolean isGranted() {
+		return this.outcome == Outcome.GRANTED;
+	}
+
+	/** Granted or refused. */
+	public enum Outcome {
+
+		GRANTED, REFUSED
+
+	}
+
+	/** Why a decision came out as it did. */
+	public enum Reason {
+
+		/** Granted: no peers are configured for the cluster. */
+		STANDALONE(Outcome.GRANTED),
+
+		/** Granted: this instance already held the cluster and no peer with precedence holds it. */
+		RENEWED(Outcome.GRANTED),
+
+		/** Granted: no peer holds the cluster or competes for it (after announce and settle). */
+		NO_ACTIVE_PEER(Outcome.GRANTED),
+
+		/** Refused: a peer answered that it holds the cluster. */
+		PEER_ACTIVE(Outcome.REFUSED),
+
+		/** Refused: a peer did not answer and was last seen holding (policy PRESUME_LAST_KNOWN). */
+		PEER_PRESUMED_ACTIVE(Outcome.REFUSED),
+
+		/** Refused: a peer is acquiring the cluster and has precedence. */
+		PEER_CANDIDATE(Outcome.REFUSED),
+
+		/** Refused: this instance held the cluster but found a peer holding it too that has precedence; it let go. */
+		YIELDED_TO_PEER(Outcome.REFUSED),
+
+		/** Refused: the cluster is paused on this instance. */
+		PAUSED(Outcome.REFUSED),
+
+		/** Refused: a cycle of this cluster is already running in this instance. */
+		LOCAL_CYCLE_RUNNING(Outcome.REFUSED),
+
+		/** Refused: the decision took longer than a candidate may (e.g. a long GC pause); try again at the next tick. */
+		DECISION_TOO_SLOW(Outcome.REFUSED),
+
+		/** Refused: the deciding thread was interrupted. */
+		INTERRUPTED(Outcome.REFUSED),
+
+		/** Refused: the manager is closed. */
+		CLOSED(Outcome.REFUSED);
+
+		private final Outcome outcome;
+
+		Reason(Outcome outcome) {
+			this.outcome = outcome;
+		}
+
+		public Outcome outcome() {
+			return this.outcome;
+		}
+
+	}
+
+}

@@ -1,0 +1,30 @@
+package dev.polling.core;
+
+/**
+ * Receives events from a {@link PollingManager}, for metrics and logs. Every method has a no-op
+ * default; implementations must be fast and must not throw (exceptions are logged and ignored).
+ */
+public interface PollingListener {
+
+	/** A listener that does nothing. */
+	PollingListener NONE = new PollingListener() {
+	};
+
+	/** A decision was made. */
+	default void onDecision(Decision decision) {
+	}
+
+	/** A peer was observed during a decision of the given cluster. */
+	default void onPeerObservation(String clusterId, PeerObservation observation) {
+	}
+
+	/**
+	 * This instance started or stopped holding a cluster.
+	 * @param clusterId the cluster
+	 * @param holding whether it holds now
+	 * @param takeover true when it acquired a cluster that it did not hold before
+	 */
+	default void onHoldChanged(String clusterId, boolean holding, boolean takeover) {
+	}
+
+}

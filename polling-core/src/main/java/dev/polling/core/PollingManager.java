@@ -1,0 +1,826 @@
+package dev.polling.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.core.Decision.Outcome;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.internal.ClusterState;
+import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.jmx.JmxPeerClient;
+import dev.polling.core.jmx.PollingClusterMXBean;
+
+/**
+ * Decides which instance polls each cluster. This class is where the decision is made; read
+ * {@link #decide(String)} from top to bottom.
+ *
+ * <p>Each instance publishes, per cluster, the time since its last activity and (while acquiring)
+ * the age of its candidacy in an MBean. A decision asks every peer of the cluster in parallel over
+ * cached connections, waits at most the peer timeout, and then:
+ * <ul>
+ * <li><b>Holder renews.</b> If this instance holds the cluster (activity younger than the wait time,
+ * with a one-second margin), it extends its hold <em>before</em> asking, so no peer can see the hold
+ * lapse, and is granted unless a peer with a lower instance id holds it too (then it yields). No
+ * settle time is paid.</li>
+ * <li><b>Candidate acquires.</b> Otherwise it is refused if any peer holds or is acquiring. If none
+ * does, it announces candidacy, waits the settle time and asks again. It is refused if a peer now
+ * holds, if a candidate peer announced clearly earlier (by more than half the settle time, measured
+ * against this instance's own candidacy age at the moment it asked), or if a candidate peer has a
+ * lower instance id; otherwise it is granted. Two candidates that announced at nearly the same time
+ * see each other and agree by instance id; a candidate that announced after the other's final read
+ * sees it as clearly older (or already holding) and yields. So at most one instance is granted among
+ * the peers that answer.</li>
+ * </ul>
+ * A peer that refuses the connection is gone and counts as idle. A peer that times out or fails is
+ * unknown: {@link UnreachablePeerPolicy#PROCEED} counts it as idle, {@link
+ * UnreachablePeerPolicy#PRESUME_LAST_KNOWN} counts it as holding while its last answer said so and is
+ * younger than the wait time.
+ */
+public final class PollingManager implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(PollingManager.class);
+
+	/** A holder renews without settle time only while this much of its wait time is left. */
+	static final Duration RENEWAL_MARGIN = Duration.ofSeconds(1);
+
+	private final PollingSettings settings;
+
+	private final Map<String, PeerDefinition> peers;
+
+	private final Map<String, ClusterRuntime> clusters;
+
+	private final PeerClient peerClient;
+
+	private final boolean ownsPeerClient;
+
+	private final TimeSource time;
+
+	private final PollingListener listener;
+
+	private final @Nullable MBeanServer mbeanServer;
+
+	private final List<ObjectName> registeredMBeans = new ArrayList<>();
+
+	/** Peers recognised as this instance. */
+	private final Set<String> selfPeers = ConcurrentHashMap.newKeySet();
+
+	private volatile boolean closed;
+
+	private PollingManager(Builder builder) {
+		this.settings = builder.settings;
+		this.time = builder.time;
+		this.listener = builder.listener;
+		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
+		validate(builder);
+		Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
+		for (ClusterDefinition cluster : builder.clusters.values()) {
+			List<PeerDefinition> clusterPeers = new ArrayList<>();
+			for (PeerDefinition peer : this.peers.values()) {
+				if (cluster.peerIds().isEmpty() || cluster.peerIds().contains(peer.id())) {
+					clusterPeers.add(peer);
+				}
+			}
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, clusterPeers, new ClusterState(this.time, cluster.waitTime().toNanos())));
+		}
+		this.clusters = Collections.unmodifiableMap(runtimes);
+		this.ownsPeerClient = builder.peerClient == null;
+		this.peerClient = (builder.peerClient != null) ? builder.peerClient : new JmxPeerClient(this.settings, this.time);
+		this.mbeanServer = builder.mbeanServer;
+		if (this.peers.isEmpty()) {
+			logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
+					+ "Configure the peers for a cluster of several instances.", this.clusters.keySet());
+		}
+		registerMBeans();
+	}
+
+	private void validate(Builder builder) {
+		if (builder.clusters.isEmpty()) {
+			throw new IllegalArgumentException("No polling clusters are defined; define at least one cluster");
+		}
+		Map<String, String> addresses = new LinkedHashMap<>();
+		for (PeerDefinition peer : builder.peers.values()) {
+			String address = peer.address().toLowerCase(java.util.Locale.ROOT);
+			String other = addresses.putIfAbsent(address, peer.id());
+			if (other != null) {
+				throw new IllegalArgumentException("Peers '" + other + "' and '" + peer.id() + "' have the same address "
+						+ peer.address() + "; remove one of them or fix its address");
+			}
+		}
+		for (ClusterDefinition cluster : builder.clusters.values()) {
+			for (String peerId : cluster.peerIds()) {
+				if (!builder.peers.containsKey(peerId)) {
+					throw new IllegalArgumentException("Cluster '" + cluster.id() + "' names unknown peer '" + peerId
+							+ "'; known peers: " + builder.peers.keySet() + ". Define the peer or remove it from the cluster");
+				}
+			}
+			if (this.settings.peerTimeout().multipliedBy(2).compareTo(cluster.waitTime()) >= 0) {
+				throw new IllegalArgumentException("Peer timeout " + this.settings.peerTimeout().toMillis()
+						+ " ms is not shorter than half the wait time of cluster '" + cluster.id() + "' ("
+						+ cluster.waitTime().toMillis() + " ms); lower the peer timeout or raise the wait time");
+			}
+		}
+	}
+
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	// ---------------------------------------------------------------- the seed's API
+
+	/** Whether this instance may poll the cluster now (seed: {@code startePolling}). */
+	public boolean tryStartPolling(String clusterId) {
+		return decide(clusterId).isGranted();
+	}
+
+	/**
+	 * Records polling activity (seed: {@code aktualisiereZeitpunktLetztePollingAktivitaet}): extends
+	 * this instance's hold. Activity extends a hold, it never creates one, so a call on an instance
+	 * that was not granted the cluster (or whose hold lapsed) changes nothing and returns false. No I/O,
+	 * no lock.
+	 * @return whether this instance holds the cluster and its hold was extended
+	 */
+	public boolean recordActivity(String clusterId) {
+		return runtime(clusterId).state.recordActivity();
+	}
+
+	/** This instance's last activity (seed: {@code getZeitpunktLetztePollingAktivitaet}); empty when never or released. */
+	public Optional<Instant> lastActivity(String clusterId) {
+		long elapsed = runtime(clusterId).state.elapsedMillis();
+		return (elapsed == Long.MAX_VALUE) ? Optional.empty() : Optional.of(this.time.now().minusMillis(elapsed));
+	}
+
+	// ---------------------------------------------------------------- the decision
+
+	/**
+	 * Decides whether this instance may poll the cluster now, asking the peers. Returns within about
+	 * twice the peer timeout plus the settle time, whatever the peers do; never throws for a peer's
+	 * fault.
+	 * @throws UnknownClusterException if the cluster is not defined
+	 */
+	public Decision decide(String clusterId) {
+		return decide(runtime(clusterId));
+	}
+
+	private Decision decide(ClusterRuntime c) {
+		long start = this.time.nanoTime();
+		c.decisionLock.lock();
+		try {
+			Decision decision = decideLocked(c, start);
+			c.lastDecision = decision;
+			afterDecision(c, decision);
+			return decision;
+		}
+		finally {
+			c.decisionLock.unlock();
+		}
+	}
+
+	private Decision decideLocked(ClusterRuntime c, long start) {
+		if (this.closed) {
+			return decision(c, Reason.CLOSED, List.of(), start);
+		}
+		if (c.state.isPaused()) {
+			return decision(c, Reason.PAUSED, List.of(), start);
+		}
+		if (c.peers.isEmpty()) {
+			if (!c.state.recordActivity()) {
+				c.state.grant();
+			}
+			return decision(c, Reason.STANDALONE, List.of(), start);
+		}
+
+		// Holder: extend first, then check that no peer with precedence holds too.
+		if (c.state.renewIfHolding(RENEWAL_MARGIN.toNanos())) {
+			List<PeerObservation> observations = observePeers(c);
+			for (PeerObservation o : observations) {
+				if (isHolding(c, o) && o.state() == PeerState.ANSWERED && precedes(o.instanceId())) {
+					c.state.release();
+					logger.warn("Cluster '{}': peer {} ({}) holds it too and has precedence; this instance lets go",
+							c.definition.id(), o.peerId(), o.instanceId());
+					return decision(c, Reason.YIELDED_TO_PEER, observations, start);
+				}
+			}
+			return decision(c, Reason.RENEWED, observations, start);
+		}
+
+		// Candidate, first round: refuse cheaply while anybody holds or acquires.
+		List<PeerObservation> first = observePeers(c);
+		Reason refusal = refusalBeforeAnnouncing(c, first);
+		if (refusal != null) {
+			return decision(c, refusal, first, start);
+		}
+		if (this.settings.grantProtocol() == GrantProtocol.CHECK_THEN_ACT) {
+			c.state.grant();
+			return decision(c, Reason.NO_ACTIVE_PEER, first, start);
+		}
+
+		// Announce, settle, ask again.
+		long announced = c.state.announce();
+		boolean granted = false;
+		try {
+			long settleNanos = this.settings.settleTime().toNanos();
+			if (settleNanos > 0) {
+				TimeUnit.NANOSECONDS.sleep(settleNanos);
+			}
+			long ownAgeMillis = (this.time.nanoTime() - announced) / 1_000_000L;
+			List<PeerObservation> second = observePeers(c);
+			refusal = refusalAfterSettling(c, second, ownAgeMillis);
+			if (refusal == null && this.time.nanoTime() - announced > maxCandidateAgeNanos()) {
+				refusal = Reason.DECISION_TOO_SLOW;
+			}
+			if (refusal != null) {
+				return decision(c, refusal, second, start);
+			}
+			c.state.grant();
+			granted = true;
+			return decision(c, Reason.NO_ACTIVE_PEER, second, start);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return decision(c, Reason.INTERRUPTED, List.of(), start);
+		}
+		finally {
+			if (!granted) {
+				c.state.withdraw();
+			}
+		}
+	}
+
+	private @Nullable Reason refusalBeforeAnnouncing(ClusterRuntime c, List<PeerObservation> observations) {
+		for (PeerObservation o : observations) {
+			if (isHolding(c, o)) {
+				return (o.state() == PeerState.ANSWERED) ? Reason.PEER_ACTIVE : Reason.PEER_PRESUMED_ACTIVE;
+			}
+		}
+		if (this.settings.grantProtocol() == GrantProtocol.ANNOUNCE) {
+			for (PeerObservation o : observations) {
+				if (isLiveCandidate(o)) {
+					return Reason.PEER_CANDIDATE;
+				}
+			}
+		}
+		return null;
+	}
+
+	private @Nullable Reason refusalAfterSettling(ClusterRuntime c, List<PeerObservation> observations, long ownAgeMillis) {
+		long clearlyOlderMillis = this.settings.settleTime().toMillis() / 2;
+		for (PeerObservation o : observations) {
+			if (isHolding(c, o)) {
+				return (o.state() == PeerState.ANSWERED) ? Reason.PEER_ACTIVE : Reason.PEER_PRESUMED_ACTIVE;
+			}
+		}
+		for (PeerObservation o : observations) {
+			if (isLiveCandidate(o) && (o.candidateAgeMillis() - ownAgeMillis > clearlyOlderMillis || precedes(o.instanceId()))) {
+				return Reason.PEER_CANDIDATE;
+			}
+		}
+		return null;
+	}
+
+	/** Whether a peer with this instance id wins a tie against this instance. */
+	private boolean precedes(@Nullable String peerInstanceId) {
+		return peerInstanceId != null && peerInstanceId.compareTo(this.settings.instanceId()) < 0;
+	}
+
+	private boolean isLiveCandidate(PeerObservation o) {
+		return o.isCandidate() && o.candidateAgeMillis() <= maxCandidateAgeNanos() / 1_000_000L;
+	}
+
+	/** Longest a decision can legitimately take: two rounds and the settle time, plus a margin. */
+	private long maxCandidateAgeNanos() {
+		return this.settings.peerTimeout().multipliedBy(2).plus(this.settings.settleTime()).plusMillis(500).toNanos();
+	}
+
+	/** Whether the observation counts as a holding peer, applying the unreachable-peer policy. */
+	private boolean isHolding(ClusterRuntime c, PeerObservation o) {
+		Duration wait = c.definition.waitTime();
+		if (o.state() == PeerState.ANSWERED) {
+			return o.isHolding(wait);
+		}
+		if (o.state().isUnknown() && this.settings.unreachablePeerPolicy() == UnreachablePeerPolicy.PRESUME_LAST_KNOWN) {
+			LastAnswer last = c.lastAnswers.get(o.peerId());
+			return last != null && last.observation.isHolding(wait) && this.time.nanoTime() - last.nanos < wait.toNanos();
+		}
+		return false;
+	}
+
+	// ---------------------------------------------------------------- asking the peers
+
+	/** Asks every peer of the cluster in parallel and waits at most the peer timeout in total. */
+	private List<PeerObservation> observePeers(ClusterRuntime c) {
+		Duration timeout = this.settings.peerTimeout();
+		long deadline = this.time.nanoTime() + timeout.toNanos();
+		List<CompletableFuture<PeerObservation>> futures = new ArrayList<>(c.peers.size());
+		for (PeerDefinition peer : c.peers) {
+			if (this.selfPeers.contains(peer.id())) {
+				futures.add(CompletableFuture.completedFuture(new PeerObservation(peer.id(), peer.address(), PeerState.SELF,
+						PeerFault.NONE, this.settings.instanceId(), PeerObservation.NEVER, -1, Duration.ZERO, this.time.now(), null)));
+			}
+			else {
+				futures.add(this.peerClient.observe(peer, c.definition, timeout));
+			}
+		}
+		List<PeerObservation> observations = new ArrayList<>(futures.size());
+		boolean interrupted = false;
+		for (int i = 0; i < futures.size(); i++) {
+			PeerDefinition peer = c.peers.get(i);
+			PeerObservation o;
+			try {
+				long remaining = Math.max(0, deadline - this.time.nanoTime());
+				o = interrupted ? futures.get(i).getNow(null) : futures.get(i).get(remaining, TimeUnit.NANOSECONDS);
+				if (o == null) {
+					o = timedOut(peer, timeout);
+				}
+			}
+			catch (TimeoutException ex) {
+				o = timedOut(peer, timeout);
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+				o = timedOut(peer, timeout);
+			}
+			catch (ExecutionException ex) {
+				o = PeerObservation.failed(peer, PeerState.ERROR, PeerFault.IO, timeout, this.time.now(),
+						"peer client failed: " + ex.getCause());
+			}
+			observations.add(recognise(c, o));
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+		return observations;
+	}
+
+	private PeerObservation timedOut(PeerDefinition peer, Duration timeout) {
+		return PeerObservation.failed(peer, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT, timeout, this.time.now(),
+				"no answer within " + timeout.toMillis() + " ms");
+	}
+
+	/** Marks this instance itself, remembers answers for the policy, logs state changes once. */
+	private PeerObservation recognise(ClusterRuntime c, PeerObservation o) {
+		if (o.state() == PeerState.ANSWERED && this.settings.instanceId().equals(o.instanceId())) {
+			if (this.selfPeers.add(o.peerId())) {
+				logger.info("Peer '{}' ({}) is this instance ({}); it is skipped from now on", o.peerId(), o.address(),
+						this.settings.instanceId());
+			}
+			o = new PeerObservation(o.peerId(), o.address(), PeerState.SELF, PeerFault.NONE, o.instanceId(), PeerObservation.NEVER, -1,
+					o.latency(), o.observedAt(), null);
+		}
+		if (o.state() == PeerState.ANSWERED) {
+			c.lastAnswers.put(o.peerId(), new LastAnswer(o, this.time.nanoTime()));
+		}
+		c.lastObservations.put(o.peerId(), o);
+		PeerObservation previous = c.loggedStates.put(o.peerId(), o);
+		if (previous == null || previous.state() != o.state() || previous.fault() != o.fault()) {
+			logStateChange(c, previous, o);
+		}
+		try {
+			this.listener.onPeerObservation(c.definition.id(), o);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Polling listener failed on peer observation", ex);
+		}
+		return o;
+	}
+
+	private void logStateChange(ClusterRuntime c, @Nullable PeerObservation previous, PeerObservation o) {
+		String was = (previous != null) ? previous.state() + (previous.fault() != PeerFault.NONE ? "/" + previous.fault() : "") : "unknown";
+		switch (o.state()) {
+			case ANSWERED, SELF -> {
+				if (previous != null && previous.state() != PeerState.ANSWERED && previous.state() != PeerState.SELF) {
+					logger.info("Cluster '{}': peer '{}' ({}) answers again (was {})", c.definition.id(), o.peerId(), o.address(), was);
+				}
+			}
+			case REFUSED -> logger.info("Cluster '{}': peer '{}' ({}) refuses connections; counted as gone (was {})",
+					c.definition.id(), o.peerId(), o.address(), was);
+			default -> logger.warn("Cluster '{}': peer '{}' ({}) is {}/{}: {}; policy {} applies (was {})", c.definition.id(),
+					o.peerId(), o.address(), o.state(), o.fault(), o.detail(), this.settings.unreachablePeerPolicy(), was);
+		}
+	}
+
+	// ---------------------------------------------------------------- cycles, pause, release
+
+	/**
+	 * Runs one polling cycle: decides, runs the task only when granted, and records activity at its
+	 * end (also when it throws). A second cycle of the same cluster in this instance is refused with
+	 * {@link Reason#LOCAL_CYCLE_RUNNING} while one runs, without asking the peers.
+	 * @return the decision
+	 * @throws E what the task throws
+	 */
+	public <E extends Exception> Decision runIfGranted(String clusterId, CycleTask<E> task) throws E {
+		ClusterRuntime c = runtime(clusterId);
+		long start = this.time.nanoTime();
+		if (!c.cycleLock.tryLock()) {
+			Decision refused = decision(c, Reason.LOCAL_CYCLE_RUNNING, List.of(), start);
+			afterDecision(c, refused);
+			return refused;
+		}
+		try {
+			Decision decision = decide(c);
+			if (decision.isGranted()) {
+				try {
+					task.run();
+				}
+				finally {
+					c.state.recordActivity();
+				}
+			}
+			return decision;
+		}
+		finally {
+			c.cycleLock.unlock();
+		}
+	}
+
+	/** Whether a cycle of the cluster runs in this instance now. */
+	public boolean isCycleRunning(String clusterId) {
+		return runtime(clusterId).cycleLock.isLocked();
+	}
+
+	/** Whether this instance holds the cluster: granted, activity younger than the wait time, not paused. */
+	public boolean isHolding(String clusterId) {
+		return runtime(clusterId).state.isHolding();
+	}
+
+	/**
+	 * Pauses the cluster on this instance: it reports "never" at once (so a peer takes over at its
+	 * next tick) and is refused until {@link #resume(String)}.
+	 */
+	public void pause(String clusterId) {
+		ClusterRuntime c = runtime(clusterId);
+		c.state.pause();
+		logger.info("Cluster '{}' paused on this instance; a peer can take over at its next tick", clusterId);
+		updateHeld(c, false);
+	}
+
+	/** Resumes a paused cluster; the next decision competes normally. */
+	public void resume(String clusterId) {
+		runtime(clusterId).state.resume();
+		logger.info("Cluster '{}' resumed on this instance", clusterId);
+	}
+
+	public boolean isPaused(String clusterId) {
+		return runtime(clusterId).state.isPaused();
+	}
+
+	/** Lets go of the cluster now (reports "never") without pausing it. */
+	public void release(String clusterId) {
+		ClusterRuntime c = runtime(clusterId);
+		c.state.release();
+		updateHeld(c, false);
+	}
+
+	/** Releases every cluster, unregisters the MBeans and closes the connections to the peers. */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		for (ClusterRuntime c : this.clusters.values()) {
+			c.decisionLock.lock();
+			try {
+				c.state.release();
+				updateHeld(c, false);
+			}
+			finally {
+				c.decisionLock.unlock();
+			}
+		}
+		unregisterMBeans();
+		if (this.ownsPeerClient) {
+			this.peerClient.close();
+		}
+	}
+
+	// ---------------------------------------------------------------- status
+
+	public PollingSettings settings() {
+		return this.settings;
+	}
+
+	public Set<String> clusterIds() {
+		return this.clusters.keySet();
+	}
+
+	public ClusterDefinition cluster(String clusterId) {
+		return runtime(clusterId).definition;
+	}
+
+	public Map<String, PeerDefinition> peers() {
+		return this.peers;
+	}
+
+	/** Whether no peers are configured, so every decision is granted. */
+	public boolean isStandalone() {
+		return this.peers.isEmpty();
+	}
+
+	/** A snapshot of one cluster for endpoints and health. */
+	public ClusterStatus status(String clusterId) {
+		ClusterRuntime c = runtime(clusterId);
+		long elapsed = c.state.elapsedMillis();
+		List<PeerObservation> peerStates = new ArrayList<>();
+		for (PeerDefinition peer : c.peers) {
+			PeerObservation o = c.lastObservations.get(peer.id());
+			if (o != null) {
+				peerStates.add(o);
+			}
+		}
+		return new ClusterStatus(c.definition, c.state.isHolding(), c.state.isPaused(), c.cycleLock.isLocked(),
+				(elapsed == Long.MAX_VALUE) ? null : this.time.now().minusMillis(elapsed),
+				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), c.lastDecision,
+				c.peers.stream().map(PeerDefinition::id).toList(), peerStates);
+	}
+
+	/** Snapshots of all clusters, in definition order. */
+	public List<ClusterStatus> statuses() {
+		return this.clusters.keySet().stream().map(this::status).toList();
+	}
+
+	// ---------------------------------------------------------------- internals
+
+	private ClusterRuntime runtime(String clusterId) {
+		Objects.requireNonNull(clusterId, "clusterId must not be null");
+		ClusterRuntime c = this.clusters.get(clusterId);
+		if (c == null) {
+			throw new UnknownClusterException(clusterId, this.clusters.keySet());
+		}
+		return c;
+	}
+
+	private Decision decision(ClusterRuntime c, Reason reason, List<PeerObservation> observations, long start) {
+		return new Decision(c.definition.id(), reason.outcome(), reason, observations,
+				Duration.ofNanos(this.time.nanoTime() - start), this.time.now());
+	}
+
+	private void afterDecision(ClusterRuntime c, Decision decision) {
+		if (decision.reason() != Reason.LOCAL_CYCLE_RUNNING) {
+			updateHeld(c, c.state.isHolding());
+		}
+		try {
+			this.listener.onDecision(decision);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Polling listener failed on decision", ex);
+		}
+	}
+
+	private void updateHeld(ClusterRuntime c, boolean holding) {
+		boolean was = c.held;
+		if (was == holding) {
+			return;
+		}
+		c.held = holding;
+		if (holding) {
+			logger.info("This instance ({}) now holds cluster '{}'", this.settings.instanceId(), c.definition.id());
+		}
+		else {
+			logger.info("This instance ({}) no longer holds cluster '{}'", this.settings.instanceId(), c.definition.id());
+		}
+		try {
+			this.listener.onHoldChanged(c.definition.id(), holding, holding);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Polling listener failed on hold change", ex);
+		}
+	}
+
+	private void registerMBeans() {
+		if (this.mbeanServer == null) {
+			return;
+		}
+		for (ClusterRuntime c : this.clusters.values()) {
+			ObjectName name = JmxNames.clusterName(this.settings.jmxDomain(), c.definition.id());
+			try {
+				if (this.mbeanServer.isRegistered(name)) {
+					this.mbeanServer.unregisterMBean(name);
+					logger.warn("Replaced an MBean already registered as {}", name);
+				}
+				this.mbeanServer.registerMBean(new ClusterMBean(c), name);
+				this.registeredMBeans.add(name);
+			}
+			catch (Exception ex) {
+				unregisterMBeans();
+				throw new IllegalStateException("Could not register the polling MBean " + name + ": " + ex.getMessage(), ex);
+			}
+		}
+	}
+
+	private void unregisterMBeans() {
+		if (this.mbeanServer == null) {
+			return;
+		}
+		for (ObjectName name : this.registeredMBeans) {
+			try {
+				if (this.mbeanServer.isRegistered(name)) {
+					this.mbeanServer.unregisterMBean(name);
+				}
+			}
+			catch (Exception ex) {
+				logger.debug("Could not unregister {}", name, ex);
+			}
+		}
+		this.registeredMBeans.clear();
+	}
+
+	/** A task run by {@link #runIfGranted(String, CycleTask)}. */
+	@FunctionalInterface
+	public interface CycleTask<E extends Exception> {
+
+		void run() throws E;
+
+	}
+
+	private record LastAnswer(PeerObservation observation, long nanos) {
+	}
+
+	private static final class ClusterRuntime {
+
+		final ClusterDefinition definition;
+
+		final List<PeerDefinition> peers;
+
+		final ClusterState state;
+
+		final ReentrantLock decisionLock = new ReentrantLock();
+
+		final ReentrantLock cycleLock = new ReentrantLock();
+
+		final Map<String, LastAnswer> lastAnswers = new ConcurrentHashMap<>();
+
+		final Map<String, PeerObservation> lastObservations = new ConcurrentHashMap<>();
+
+		final Map<String, PeerObservation> loggedStates = new ConcurrentHashMap<>();
+
+		volatile @Nullable Decision lastDecision;
+
+		volatile boolean held;
+
+		ClusterRuntime(ClusterDefinition definition, List<PeerDefinition> peers, ClusterState state) {
+			this.definition = definition;
+			this.peers = List.copyOf(peers);
+			this.state = state;
+		}
+
+	}
+
+	/** The MBean peers read; one per cluster. */
+	private final class ClusterMBean implements PollingClusterMXBean {
+
+		private final ClusterRuntime c;
+
+		ClusterMBean(ClusterRuntime c) {
+			this.c = c;
+		}
+
+		@Override
+		public String getClusterId() {
+			return this.c.definition.id();
+		}
+
+		@Override
+		public String getClusterName() {
+			return this.c.definition.name();
+		}
+
+		@Override
+		public String getInstanceId() {
+			return PollingManager.this.settings.instanceId();
+		}
+
+		@Override
+		public long getElapsedMillis() {
+			return this.c.state.elapsedMillis();
+		}
+
+		@Override
+		public String getLastActivity() {
+			long elapsed = this.c.state.elapsedMillis();
+			return (elapsed == Long.MAX_VALUE) ? "never" : PollingManager.this.time.now().minusMillis(elapsed).toString();
+		}
+
+		@Override
+		public boolean isHolding() {
+			return this.c.state.isHolding();
+		}
+
+		@Override
+		public boolean isPaused() {
+			return this.c.state.isPaused();
+		}
+
+		@Override
+		public long getCandidateAgeMillis() {
+			return this.c.state.candidateAgeMillis();
+		}
+
+		@Override
+		public long getWaitTimeMillis() {
+			return this.c.definition.waitTime().toMillis();
+		}
+
+	}
+
+	/** Builds a {@link PollingManager}. */
+	public static final class Builder {
+
+		private PollingSettings settings = PollingSettings.defaults();
+
+		private final Map<String, ClusterDefinition> clusters = new LinkedHashMap<>();
+
+		private final Map<String, PeerDefinition> peers = new LinkedHashMap<>();
+
+		private TimeSource time = TimeSource.SYSTEM;
+
+		private PollingListener listener = PollingListener.NONE;
+
+		private @Nullable MBeanServer mbeanServer;
+
+		private @Nullable PeerClient peerClient;
+
+		private Builder() {
+		}
+
+		public Builder settings(PollingSettings settings) {
+			this.settings = Objects.requireNonNull(settings, "settings must not be null");
+			return this;
+		}
+
+		public Builder cluster(ClusterDefinition cluster) {
+			Objects.requireNonNull(cluster, "cluster must not be null");
+			if (this.clusters.putIfAbsent(cluster.id(), cluster) != null) {
+				throw new IllegalArgumentException("Cluster '" + cluster.id() + "' is defined twice; cluster ids must be unique");
+			}
+			return this;
+		}
+
+		public Builder clusters(Collection<ClusterDefinition> clusters) {
+			clusters.forEach(this::cluster);
+			return this;
+		}
+
+		public Builder peer(PeerDefinition peer) {
+			Objects.requireNonNull(peer, "peer must not be null");
+			if (this.peers.putIfAbsent(peer.id(), peer) != null) {
+				throw new IllegalArgumentException("Peer '" + peer.id() + "' is defined twice; peer ids must be unique");
+			}
+			return this;
+		}
+
+		public Builder peers(Collection<PeerDefinition> peers) {
+			peers.forEach(this::peer);
+			return this;
+		}
+
+		public Builder timeSource(TimeSource time) {
+			this.time = Objects.requireNonNull(time, "time source must not be null");
+			return this;
+		}
+
+		public Builder listener(PollingListener listener) {
+			this.listener = Objects.requireNonNull(listener, "listener must not be null");
+			return this;
+		}
+
+		/** Where the cluster MBeans are registered, usually the one a connector server serves; none if not set. */
+		public Builder mbeanServer(@Nullable MBeanServer mbeanServer) {
+			this.mbeanServer = mbeanServer;
+			return this;
+		}
+
+		/** The transport to the peers; by default a {@link JmxPeerClient} owned (and closed) by the manager. */
+		public Builder peerClient(@Nullable PeerClient peerClient) {
+			this.peerClient = peerClient;
+			return this;
+		}
+
+		public PollingManager build() {
+			return new PollingManager(this);
+		}
+
+	}
+
+}

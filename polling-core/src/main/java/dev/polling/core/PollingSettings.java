@@ -1,0 +1,102 @@
+package dev.polling.core;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings shared by all clusters of one instance.
+ *
+ * @param instanceId this instance's id, unique among the peers; used to recognise itself in a shared
+ *        peer list and to break ties between candidates (the lower id wins)
+ * @param peerTimeout the longest a decision waits for a peer; must be shorter than half of every
+ *        cluster's wait time
+ * @param unreachablePeerPolicy what to assume about a peer that timed out or failed
+ * @param grantProtocol how a cluster that nobody holds is acquired
+ * @param settleTime how long a candidate waits after announcing itself before it asks again
+ * @param jmxDomain the JMX domain of the cluster MBeans, the same on every instance
+ */
+public record PollingSettings(String instanceId, Duration peerTimeout, UnreachablePeerPolicy unreachablePeerPolicy,
+		GrantProtocol grantProtocol, Duration settleTime, String jmxDomain) {
+
+	/** Default peer timeout: 2 seconds. */
+	public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(2);
+
+	/** Default settle time: 50 milliseconds. */
+	public static final Duration DEFAULT_SETTLE_TIME = Duration.ofMillis(50);
+
+	/** Default JMX domain. */
+	public static final String DEFAULT_JMX_DOMAIN = "dev.polling";
+
+	public PollingSettings {
+		Objects.requireNonNull(instanceId, "instanceId must not be null");
+		if (instanceId.isBlank()) {
+			throw new IllegalArgumentException("instanceId is blank; leave it unset for host name + pid, or set a unique id");
+		}
+		Objects.requireNonNull(peerTimeout, "peerTimeout must not be null");
+		if (peerTimeout.isNegative() || peerTimeout.isZero()) {
+			throw new IllegalArgumentException("peerTimeout " + peerTimeout.toMillis() + " ms must be positive; use e.g. 2s");
+		}
+		unreachablePeerPolicy = (unreachablePeerPolicy != null) ? unreachablePeerPolicy : UnreachablePeerPolicy.PROCEED;
+		grantProtocol = (grantProtocol != null) ? grantProtocol : GrantProtocol.ANNOUNCE;
+		settleTime = (settleTime != null) ? settleTime : DEFAULT_SETTLE_TIME;
+		if (settleTime.isNegative() || settleTime.compareTo(Duration.ofSeconds(5)) > 0) {
+			throw new IllegalArgumentException("settleTime " + settleTime.toMillis() + " ms is out of range; use 0-5s (default 50ms)");
+		}
+		jmxDomain = (jmxDomain == null || jmxDomain.isBlank()) ? DEFAULT_JMX_DOMAIN : jmxDomain;
+		if (jmxDomain.indexOf(':') >= 0 || jmxDomain.indexOf('=') >= 0 || jmxDomain.indexOf('*') >= 0 || jmxDomain.indexOf('?') >= 0) {
+			throw new IllegalArgumentException("jmxDomain '" + jmxDomain + "' contains one of : = * ?; use a package-like name such as dev.polling");
+		}
+	}
+
+	/** Defaults: instance id from host name and pid, 2 s peer timeout, policy PROCEED, protocol ANNOUNCE. */
+	public static PollingSettings defaults() {
+		return new PollingSettings(defaultInstanceId(), DEFAULT_PEER_TIMEOUT, UnreachablePeerPolicy.PROCEED,
+				GrantProtocol.ANNOUNCE, DEFAULT_SETTLE_TIME, DEFAULT_JMX_DOMAIN);
+	}
+
+	/** Host name and process id, e.g. {@code app-host-1:4711}. */
+	public static String defaultInstanceId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (Exception ex) {
+			host = "localhost";
+		}
+		long pid;
+		try {
+			pid = ProcessHandle.current().pid();
+		}
+		catch (UnsupportedOperationException ex) {
+			pid = ManagementFactory.getRuntimeMXBean().getPid();
+		}
+		return host + ":" + pid;
+	}
+
+	public PollingSettings withInstanceId(String instanceId) {
+		return new PollingSettings(instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain);
+	}
+
+	public PollingSettings withPeerTimeout(Duration peerTimeout) {
+		return new PollingSettings(this.instanceId, peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain);
+	}
+
+	public PollingSettings withUnreachablePeerPolicy(UnreachablePeerPolicy policy) {
+		return new PollingSettings(this.instanceId, this.peerTimeout, policy, this.grantProtocol, this.settleTime, this.jmxDomain);
+	}
+
+	public PollingSettings withGrantProtocol(GrantProtocol grantProtocol) {
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, grantProtocol, this.settleTime, this.jmxDomain);
+	}
+
+	public PollingSettings withSettleTime(Duration settleTime) {
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, settleTime, this.jmxDomain);
+	}
+
+	public PollingSettings withJmxDomain(String jmxDomain) {
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, jmxDomain);
+	}
+
+}

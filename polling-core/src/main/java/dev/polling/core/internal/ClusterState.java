@@ -1,0 +1,114 @@
+package dev.polling.core.internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.polling.core.TimeSource;
+
+/**
+ * The hold state of one cluster in this instance: last activity and candidacy as monotonic
+ * nanoseconds. Lock-free: activity is extended with a compare-and-set so that a release or pause
+ * cannot be overwritten by a late {@link #recordActivity()}.
+ */
+public final class ClusterState {
+
+	/** Sentinel for "never" / "not a candidate". */
+	public static final long NONE = Long.MIN_VALUE;
+
+	private final TimeSource time;
+
+	private final long waitNanos;
+
+	private final AtomicLong lastActivity = new AtomicLong(NONE);
+
+	private volatile long candidateSince = NONE;
+
+	private volatile boolean paused;
+
+	public ClusterState(TimeSource time, long waitNanos) {
+		this.time = time;
+		this.waitNanos = waitNanos;
+	}
+
+	/** Milliseconds since the last activity, {@link Long#MAX_VALUE} when never or released. */
+	public long elapsedMillis() {
+		long last = this.lastActivity.get();
+		if (last == NONE) {
+			return Long.MAX_VALUE;
+		}
+		return Math.max(0, (this.time.nanoTime() - last) / 1_000_000L);
+	}
+
+	/** Milliseconds since candidacy was announced, or -1 when not a candidate. */
+	public long candidateAgeMillis() {
+		long since = this.candidateSince;
+		return (since == NONE) ? -1 : Math.max(0, (this.time.nanoTime() - since) / 1_000_000L);
+	}
+
+	public boolean isHolding() {
+		long last = this.lastActivity.get();
+		return !this.paused && last != NONE && this.time.nanoTime() - last < this.waitNanos;
+	}
+
+	public boolean isPaused() {
+		return this.paused;
+	}
+
+	/**
+	 * Extends the hold if this instance holds and at least {@code marginNanos} of the wait time are
+	 * left, so that no peer can have seen the hold lapse. Returns whether it was extended.
+	 */
+	public boolean renewIfHolding(long marginNanos) {
+		return extend(this.waitNanos - marginNanos);
+	}
+
+	/** Extends the hold if this instance holds. Never creates a hold. */
+	public boolean recordActivity() {
+		return extend(this.waitNanos);
+	}
+
+	private boolean extend(long limitNanos) {
+		while (true) {
+			long last = this.lastActivity.get();
+			long now = this.time.nanoTime();
+			if (this.paused || last == NONE || now - last >= limitNanos) {
+				return false;
+			}
+			if (this.lastActivity.compareAndSet(last, now)) {
+				return true;
+			}
+		}
+	}
+
+	/** Starts holding now; ends candidacy. The activity is set before candidacy ends. */
+	public void grant() {
+		this.lastActivity.set(this.time.nanoTime());
+		this.candidateSince = NONE;
+	}
+
+	/** Announces candidacy now; returns the announcement moment. */
+	public long announce() {
+		long now = this.time.nanoTime();
+		this.candidateSince = now;
+		return now;
+	}
+
+	public void withdraw() {
+		this.candidateSince = NONE;
+	}
+
+	/** Reports "never" from now on, so a peer can take over at its next tick. */
+	public void release() {
+		this.lastActivity.set(NONE);
+		this.candidateSince = NONE;
+	}
+
+	public void pause() {
+		this.paused = true;
+		release();
+	}
+
+	public void resume() {
+		this.paused = false;
+	}
+
+}

@@ -1,0 +1,339 @@
+package dev.polling.core.jmx;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.InstanceNotFoundException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import javax.net.ssl.SSLException;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PeerClient;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerFault;
+import dev.polling.core.PeerObservation;
+import dev.polling.core.PeerState;
+import dev.polling.core.PollingSettings;
+import dev.polling.core.TimeSource;
+
+/**
+ * Reads the peers' cluster MBeans over JMX/RMI, one cached connection per peer, each request on a
+ * worker thread so the caller waits only as long as it wants.
+ *
+ * <p>Threads stuck on a dead peer stay bounded: while a request to a peer has hung for longer than
+ * the peer timeout, no new request is sent to it (the answer is {@link PeerFault#STILL_PENDING} at
+ * once), and at most {@code maxPendingPerPeer} requests per peer are in flight. The registry
+ * look-up uses sockets with connect and read timeouts, so a peer that accepts TCP and never answers,
+ * or drops SYNs, frees its thread after the timeout. Connection failures that a retry will not fix
+ * soon (credentials, TLS, protocol) are retried with exponential backoff (1 s to 30 s). No JVM-wide
+ * setting is changed.
+ */
+public final class JmxPeerClient implements PeerClient {
+
+	private static final Logger logger = LoggerFactory.getLogger(JmxPeerClient.class);
+
+	private static final String[] ATTRIBUTES = { PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
+			PollingClusterMXBean.CANDIDATE_AGE_MILLIS };
+
+	private static final long MIN_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+	private final PollingSettings settings;
+
+	private final TimeSource time;
+
+	private final int maxPendingPerPeer;
+
+	private final ThreadPoolExecutor executor;
+
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+
+	private volatile boolean closed;
+
+	public JmxPeerClient(PollingSettings settings, TimeSource time) {
+		this(settings, time, 4);
+	}
+
+	public JmxPeerClient(PollingSettings settings, TimeSource time, int maxPendingPerPeer) {
+		if (maxPendingPerPeer < 1) {
+			throw new IllegalArgumentException("maxPendingPerPeer " + maxPendingPerPeer + " must be at least 1");
+		}
+		this.settings = settings;
+		this.time = time;
+		this.maxPendingPerPeer = maxPendingPerPeer;
+		AtomicInteger count = new AtomicInteger();
+		this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (r) -> {
+			Thread thread = new Thread(r, "polling-peer-" + count.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	@Override
+	public CompletableFuture<PeerObservation> observe(PeerDefinition peer, ClusterDefinition cluster, Duration timeout) {
+		Channel channel = this.channels.computeIfAbsent(peer.id(), (id) -> new Channel(peer));
+		return channel.observe(cluster, timeout);
+	}
+
+	/** Number of requests in flight (including stuck ones) over all peers; for tests and diagnostics. */
+	public int pendingRequests() {
+		return this.channels.values().stream().mapToInt((c) -> c.pending.size()).sum();
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		this.executor.shutdown();
+		for (Channel channel : this.channels.values()) {
+			Thread closer = new Thread(channel::disconnect, "polling-peer-close-" + channel.peer.id());
+			closer.setDaemon(true);
+			closer.start();
+		}
+	}
+
+	/** One peer: its cached connection, its pending requests and its backoff. */
+	private final class Channel {
+
+		final PeerDefinition peer;
+
+		final Map<Object, Long> pending = new ConcurrentHashMap<>();
+
+		final Semaphore permits = new Semaphore(JmxPeerClient.this.maxPendingPerPeer);
+
+		private final Object connectLock = new Object();
+
+		private @Nullable JMXConnector connector;
+
+		private @Nullable MBeanServerConnection connection;
+
+		private volatile long retryAt;
+
+		private volatile long backoffNanos;
+
+		private volatile @Nullable PeerObservation lastConnectFailure;
+
+		Channel(PeerDefinition peer) {
+			this.peer = peer;
+		}
+
+		CompletableFuture<PeerObservation> observe(ClusterDefinition cluster, Duration timeout) {
+			long start = JmxPeerClient.this.time.nanoTime();
+			for (Long since : this.pending.values()) {
+				if (start - since > timeout.toNanos()) {
+					return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
+							"an earlier request has not returned for " + (start - since) / 1_000_000L + " ms"));
+				}
+			}
+			PeerObservation backingOff = this.lastConnectFailure;
+			if (backingOff != null && start - this.retryAt < 0) {
+				return CompletableFuture.completedFuture(failed(backingOff.state(), backingOff.fault(), start,
+						backingOff.detail() + " (next attempt in " + (this.retryAt - start) / 1_000_000L + " ms)"));
+			}
+			if (!this.permits.tryAcquire()) {
+				return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
+						JmxPeerClient.this.maxPendingPerPeer + " requests are still pending"));
+			}
+			Object token = new Object();
+			this.pending.put(token, start);
+			CompletableFuture<PeerObservation> result = new CompletableFuture<>();
+			try {
+				JmxPeerClient.this.executor.execute(() -> {
+					try {
+						result.complete(query(cluster, timeout, start));
+					}
+					catch (Throwable ex) {
+						result.complete(classify(ex, start));
+					}
+					finally {
+						this.pending.remove(token);
+						this.permits.release();
+					}
+				});
+			}
+			catch (RejectedExecutionException ex) {
+				this.pending.remove(token);
+				this.permits.release();
+				result.complete(failed(PeerState.ERROR, PeerFault.IO, start, "the peer client is closed"));
+			}
+			return result;
+		}
+
+		private PeerObservation query(ClusterDefinition cluster, Duration timeout, long start) throws Exception {
+			MBeanServerConnection conn;
+			try {
+				conn = connection(timeout);
+			}
+			catch (Exception | Error ex) {
+				PeerObservation failure = classify(ex, start);
+				if (failure.fault() == PeerFault.AUTHENTICATION || failure.fault() == PeerFault.TLS || failure.fault() == PeerFault.IO) {
+					long backoff = Math.min(MAX_BACKOFF_NANOS, Math.max(MIN_BACKOFF_NANOS, this.backoffNanos * 2));
+					this.backoffNanos = backoff;
+					this.retryAt = JmxPeerClient.this.time.nanoTime() + backoff;
+					this.lastConnectFailure = failure;
+				}
+				return failure;
+			}
+			this.lastConnectFailure = null;
+			this.backoffNanos = 0;
+			ObjectName name = JmxNames.clusterName(JmxPeerClient.this.settings.jmxDomain(), cluster.id());
+			AttributeList attributes;
+			try {
+				attributes = conn.getAttributes(name, ATTRIBUTES);
+			}
+			catch (InstanceNotFoundException ex) {
+				return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
+			}
+			catch (IOException | RuntimeException ex) {
+				disconnect();
+				throw ex;
+			}
+			return parse(attributes, name, start);
+		}
+
+		private PeerObservation parse(AttributeList attributes, ObjectName name, long start) {
+			Map<String, Object> values = new HashMap<>();
+			for (Attribute attribute : attributes.asList()) {
+				values.put(attribute.getName(), attribute.getValue());
+			}
+			Object elapsed = values.get(PollingClusterMXBean.ELAPSED_MILLIS);
+			if (elapsed == null) {
+				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start,
+						"MBean " + name + " has no readable attribute " + PollingClusterMXBean.ELAPSED_MILLIS);
+			}
+			if (!(elapsed instanceof Long || elapsed instanceof Integer)) {
+				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start, "attribute " + PollingClusterMXBean.ELAPSED_MILLIS
+						+ " of " + name + " is a " + elapsed.getClass().getSimpleName() + ", expected long");
+			}
+			Object instanceId = values.get(PollingClusterMXBean.INSTANCE_ID);
+			Object candidateAge = values.get(PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
+			long now = JmxPeerClient.this.time.nanoTime();
+			return new PeerObservation(this.peer.id(), this.peer.address(), PeerState.ANSWERED, PeerFault.NONE,
+					(instanceId instanceof String s) ? s : null, ((Number) elapsed).longValue(),
+					(candidateAge instanceof Long || candidateAge instanceof Integer) ? ((Number) candidateAge).longValue() : -1,
+					Duration.ofNanos(now - start), JmxPeerClient.this.time.now(), null);
+		}
+
+		private MBeanServerConnection connection(Duration timeout) throws IOException {
+			synchronized (this.connectLock) {
+				if (this.connection != null) {
+					return this.connection;
+				}
+				int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+				Map<String, Object> env = new HashMap<>();
+				if (this.peer.username() != null) {
+					env.put(JMXConnector.CREDENTIALS, new String[] { this.peer.username(), this.peer.password() });
+				}
+				// Registry look-up with timeouts: a hung or blackholed peer fails here instead of after 60-130 s.
+				env.put("com.sun.jndi.rmi.factory.socket", new TimeoutClientSocketFactory(null, timeoutMillis, timeoutMillis));
+				// No heartbeat thread per connection; a failed request drops the connection instead.
+				env.put("jmx.remote.x.client.connection.check.period", 0L);
+				JMXConnector newConnector = JMXConnectorFactory.connect(new JMXServiceURL(this.peer.serviceUrl()), env);
+				try {
+					this.connection = newConnector.getMBeanServerConnection();
+				}
+				catch (IOException | RuntimeException ex) {
+					closeQuietly(newConnector);
+					throw ex;
+				}
+				this.connector = newConnector;
+				return this.connection;
+			}
+		}
+
+		void disconnect() {
+			JMXConnector old;
+			synchronized (this.connectLock) {
+				old = this.connector;
+				this.connector = null;
+				this.connection = null;
+			}
+			if (old != null) {
+				closeQuietly(old);
+			}
+		}
+
+		private PeerObservation classify(Throwable ex, long start) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			for (Throwable t = ex; t != null; t = t.getCause()) {
+				if (t instanceof java.net.ConnectException) {
+					String message = String.valueOf(t.getMessage());
+					if (message.contains("refused")) {
+						return failed(PeerState.REFUSED, PeerFault.CONNECTION_REFUSED, start, "connection refused");
+					}
+					return failed(PeerState.UNRESPONSIVE, PeerFault.TIMEOUT, start, "could not connect: " + message);
+				}
+				if (t instanceof SocketTimeoutException) {
+					return failed(PeerState.UNRESPONSIVE, PeerFault.TIMEOUT, start, "timed out: " + t.getMessage());
+				}
+				if (t instanceof SecurityException) {
+					return failed(PeerState.ERROR, PeerFault.AUTHENTICATION, start,
+							"credentials rejected" + ((this.peer.username() != null) ? " for user '" + this.peer.username() + "'" : " (no credentials configured)"));
+				}
+				if (t instanceof SSLException) {
+					return failed(PeerState.ERROR, PeerFault.TLS, start, "TLS failed: " + t.getMessage());
+				}
+				if (t instanceof InstanceNotFoundException) {
+					return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "missing MBean: " + t.getMessage());
+				}
+			}
+			logger.debug("Peer '{}' failed", this.peer.id(), ex);
+			Throwable root = ex;
+			while (root.getCause() != null && root.getCause() != root) {
+				root = root.getCause();
+			}
+			return failed(PeerState.ERROR, PeerFault.IO, start, root.getClass().getSimpleName()
+					+ ((root.getMessage() != null) ? ": " + firstLine(root.getMessage()) : ""));
+		}
+
+		private PeerObservation failed(PeerState state, PeerFault fault, long start, String detail) {
+			return PeerObservation.failed(this.peer, state, fault, Duration.ofNanos(JmxPeerClient.this.time.nanoTime() - start),
+					JmxPeerClient.this.time.now(), detail);
+		}
+
+	}
+
+	private static String firstLine(String message) {
+		int nl = message.indexOf('\n');
+		String line = (nl >= 0) ? message.substring(0, nl) : message;
+		return (line.length() > 200) ? line.substring(0, 200) + "..." : line;
+	}
+
+	private static void closeQuietly(JMXConnector connector) {
+		try {
+			connector.close();
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.trace("Closing a JMX connector failed", ex);
+		}
+	}
+
+	static List<String> attributeNames() {
+		return List.of(ATTRIBUTES);
+	}
+
+}

@@ -1,0 +1,38 @@
+package dev.polling.core.jmx;
+
+/**
+ * The per-cluster MBean that peers read, registered by the {@link dev.polling.core.PollingManager}
+ * under {@code <domain>:type=PollingCluster,name="<cluster id>"}. Elapsed time rather than a
+ * timestamp is the contract, so that unsynchronised clocks between machines do not matter.
+ */
+public interface PollingClusterMXBean {
+
+	/** Attribute read by peers: time since the last activity in ms, {@link Long#MAX_VALUE} for never. */
+	String ELAPSED_MILLIS = "ElapsedMillis";
+
+	/** Attribute read by peers: this instance's id. */
+	String INSTANCE_ID = "InstanceId";
+
+	/** Attribute read by peers: candidacy age in ms, -1 when not a candidate. */
+	String CANDIDATE_AGE_MILLIS = "CandidateAgeMillis";
+
+	String getClusterId();
+
+	String getClusterName();
+
+	String getInstanceId();
+
+	long getElapsedMillis();
+
+	/** Last activity as ISO-8601 wall-clock time, or "never". */
+	String getLastActivity();
+
+	boolean isHolding();
+
+	boolean isPaused();
+
+	long getCandidateAgeMillis();
+
+	long getWaitTimeMillis();
+
+}

@@ -1,0 +1,221 @@
+package dev.polling.core.jmx;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.rmi.NoSuchObjectException;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.registry.Registry;
+import java.rmi.server.RMIClientSocketFactory;
+import java.rmi.server.RMIServerSocketFactory;
+import java.rmi.server.UnicastRemoteObject;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.management.remote.JMXAuthenticator;
+import javax.management.remote.JMXPrincipal;
+import javax.management.remote.JMXServiceURL;
+import javax.management.remote.rmi.RMIConnectorServer;
+import javax.management.remote.rmi.RMIJRMPServerImpl;
+import javax.security.auth.Subject;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A JMX connector server for the polling MBeans: RMI registry and RMI objects on one port, bound
+ * to one address (loopback by default), serving a dedicated MBean server that holds only what is
+ * registered in it (not the platform MBeans), with optional password authentication and a
+ * deserialisation filter. Several can run in one JVM. Peers reach it at
+ * {@code service:jmx:rmi:///jndi/rmi://host:port/jmxrmi}, the JDK agent's convention.
+ */
+public final class PollingJmxServer implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(PollingJmxServer.class);
+
+	/** What a client may send: JMX's own types, strings, numbers, collections. Everything else is rejected. */
+	static final String SERIAL_FILTER = "maxdepth=20;maxarray=100000;java.lang.*;java.util.*;javax.management.*;"
+			+ "javax.management.openmbean.*;javax.management.remote.*;java.rmi.*;!*";
+
+	private final JmxServerSettings settings;
+
+	private final MBeanServer mbeanServer;
+
+	private final Registry registry;
+
+	private final RMIConnectorServer connectorServer;
+
+	private final int port;
+
+	private final String host;
+
+	private PollingJmxServer(JmxServerSettings settings, MBeanServer mbeanServer) throws IOException {
+		this.settings = settings;
+		this.mbeanServer = mbeanServer;
+		InetAddress bind = InetAddress.getByName(settings.bindAddress());
+		this.host = resolveHost(settings, bind);
+		BoundServerSocketFactory ssf = new BoundServerSocketFactory(bind);
+		RMIClientSocketFactory csf = settings.portableStubs() ? null
+				: new TimeoutClientSocketFactory(this.host, (int) Math.min(Integer.MAX_VALUE, settings.callTimeout().toMillis()),
+						(int) Math.min(Integer.MAX_VALUE, settings.callTimeout().toMillis()));
+		// Registry and connector use the same factories and port, so RMI shares one listening socket.
+		this.registry = LocateRegistry.createRegistry(settings.port(), csf, ssf);
+		try {
+			this.port = ssf.boundPort();
+			Map<String, Object> env = new HashMap<>();
+			env.put(RMIConnectorServer.CREDENTIALS_FILTER_PATTERN, "java.lang.String;!*");
+			env.put(RMIConnectorServer.SERIAL_FILTER_PATTERN, SERIAL_FILTER);
+			if (settings.username() != null) {
+				env.put(JMXConnectorServerAttributes.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
+			}
+			RMIJRMPServerImpl rmiServer = new RMIJRMPServerImpl(settings.port(), csf, ssf, env);
+			this.connectorServer = new RMIConnectorServer(new JMXServiceURL("rmi", this.host, this.port), env, rmiServer, mbeanServer);
+			this.connectorServer.start();
+			this.registry.bind("jmxrmi", rmiServer.toStub());
+		}
+		catch (Exception ex) {
+			unexport();
+			throw (ex instanceof IOException io) ? io : new IOException("Could not start the polling JMX server: " + ex.getMessage(), ex);
+		}
+		logger.info("Polling JMX server listening on {}:{} (advertised as {}), authentication {}", settings.bindAddress(), this.port,
+				this.host, (settings.username() != null) ? "on" : "off");
+	}
+
+	/** Starts a server with a new dedicated MBean server. */
+	public static PollingJmxServer start(JmxServerSettings settings) throws IOException {
+		return new PollingJmxServer(settings, MBeanServerFactory.newMBeanServer());
+	}
+
+	/** Starts a server for the given MBean server. */
+	public static PollingJmxServer start(JmxServerSettings settings, MBeanServer mbeanServer) throws IOException {
+		return new PollingJmxServer(settings, mbeanServer);
+	}
+
+	public MBeanServer mbeanServer() {
+		return this.mbeanServer;
+	}
+
+	/** The port of registry and objects. */
+	public int port() {
+		return this.port;
+	}
+
+	/** The host peers connect to. */
+	public String host() {
+		return this.host;
+	}
+
+	/** The URL peers use: {@code service:jmx:rmi:///jndi/rmi://host:port/jmxrmi}. */
+	public String serviceUrl() {
+		String h = (this.host.indexOf(':') >= 0) ? "[" + this.host + "]" : this.host;
+		return "service:jmx:rmi:///jndi/rmi://" + h + ":" + this.port + "/jmxrmi";
+	}
+
+	public JmxServerSettings settings() {
+		return this.settings;
+	}
+
+	@Override
+	public void close() {
+		try {
+			this.registry.unbind("jmxrmi");
+		}
+		catch (Exception ex) {
+			logger.trace("Unbinding the polling JMX server failed", ex);
+		}
+		try {
+			this.connectorServer.stop();
+		}
+		catch (IOException ex) {
+			logger.debug("Stopping the polling JMX server failed", ex);
+		}
+		unexport();
+	}
+
+	private void unexport() {
+		try {
+			UnicastRemoteObject.unexportObject(this.registry, true);
+		}
+		catch (NoSuchObjectException ex) {
+			logger.trace("Registry already unexported", ex);
+		}
+	}
+
+	private static String resolveHost(JmxServerSettings settings, InetAddress bind) throws UnknownHostException {
+		if (settings.advertisedHost() != null) {
+			return settings.advertisedHost();
+		}
+		if (bind.isAnyLocalAddress()) {
+			return InetAddress.getLocalHost().getHostName();
+		}
+		return bind.getHostAddress();
+	}
+
+	/** Attribute names of the JMX connector server environment. */
+	private static final class JMXConnectorServerAttributes {
+
+		static final String AUTHENTICATOR = javax.management.remote.JMXConnectorServer.AUTHENTICATOR;
+
+	}
+
+	/** Server sockets bound to one address. Identity equality: each server gets its own listener. */
+	private static final class BoundServerSocketFactory implements RMIServerSocketFactory {
+
+		private final InetAddress bind;
+
+		private volatile int boundPort = -1;
+
+		BoundServerSocketFactory(InetAddress bind) {
+			this.bind = bind;
+		}
+
+		@Override
+		public ServerSocket createServerSocket(int port) throws IOException {
+			ServerSocket socket = new ServerSocket(port, 50, this.bind);
+			this.boundPort = socket.getLocalPort();
+			return socket;
+		}
+
+		int boundPort() {
+			if (this.boundPort < 0) {
+				throw new IllegalStateException("The polling JMX server socket was not created");
+			}
+			return this.boundPort;
+		}
+
+	}
+
+	/** Checks user and password in constant time. */
+	private static final class PasswordAuthenticator implements JMXAuthenticator {
+
+		private final String username;
+
+		private final byte[] password;
+
+		PasswordAuthenticator(String username, @Nullable String password) {
+			this.username = username;
+			this.password = (password != null) ? password.getBytes(StandardCharsets.UTF_8) : new byte[0];
+		}
+
+		@Override
+		public Subject authenticate(Object credentials) {
+			if (credentials instanceof String[] pair && pair.length == 2 && pair[0] != null && pair[1] != null) {
+				boolean userOk = MessageDigest.isEqual(this.username.getBytes(StandardCharsets.UTF_8), pair[0].getBytes(StandardCharsets.UTF_8));
+				boolean passwordOk = MessageDigest.isEqual(this.password, pair[1].getBytes(StandardCharsets.UTF_8));
+				if (userOk && passwordOk) {
+					return new Subject(true, Set.of(new JMXPrincipal(pair[0])), Set.of(), Set.of());
+				}
+			}
+			throw new SecurityException("Authentication failed: wrong username or password");
+		}
+
+	}
+
+}
