@@ -236,16 +236,18 @@ public final class PollingManager implements AutoCloseable {
 			return decision(c, Reason.NO_ACTIVE_PEER, first, start);
 		}
 
-		// Announce, settle, ask again.
+		// Announce, settle, ask again. Peers whose state was unknown in the first round are not asked
+		// again (the policy already covers them); without any answering peer there is nobody to race.
 		long announced = c.state.announce();
 		boolean granted = false;
 		try {
-			long settleNanos = this.settings.settleTime().toNanos();
+			boolean anyAnswered = first.stream().anyMatch((o) -> o.state() == PeerState.ANSWERED);
+			long settleNanos = anyAnswered ? this.settings.settleTime().toNanos() : 0;
 			if (settleNanos > 0) {
 				TimeUnit.NANOSECONDS.sleep(settleNanos);
 			}
 			long ownAgeMillis = (this.time.nanoTime() - announced) / 1_000_000L;
-			List<PeerObservation> second = observePeers(c);
+			List<PeerObservation> second = observePeers(c, first);
 			refusal = refusalAfterSettling(c, second, ownAgeMillis);
 			if (refusal == null && this.time.nanoTime() - announced > maxCandidateAgeNanos()) {
 				refusal = Reason.DECISION_TOO_SLOW;
@@ -328,13 +330,24 @@ public final class PollingManager implements AutoCloseable {
 
 	// ---------------------------------------------------------------- asking the peers
 
-	/** Asks every peer of the cluster in parallel and waits at most the peer timeout in total. */
 	private List<PeerObservation> observePeers(ClusterRuntime c) {
+		return observePeers(c, null);
+	}
+
+	/**
+	 * Asks every peer of the cluster in parallel and waits at most the peer timeout in total. Peers
+	 * whose previous observation in this decision was unknown are not asked again.
+	 */
+	private List<PeerObservation> observePeers(ClusterRuntime c, @Nullable List<PeerObservation> previous) {
 		Duration timeout = this.settings.peerTimeout();
 		long deadline = this.time.nanoTime() + timeout.toNanos();
 		List<CompletableFuture<PeerObservation>> futures = new ArrayList<>(c.peers.size());
-		for (PeerDefinition peer : c.peers) {
-			if (this.selfPeers.contains(peer.id())) {
+		for (int i = 0; i < c.peers.size(); i++) {
+			PeerDefinition peer = c.peers.get(i);
+			if (previous != null && previous.get(i).state().isUnknown()) {
+				futures.add(CompletableFuture.completedFuture(previous.get(i)));
+			}
+			else if (this.selfPeers.contains(peer.id())) {
 				futures.add(CompletableFuture.completedFuture(new PeerObservation(peer.id(), peer.address(), PeerState.SELF,
 						PeerFault.NONE, this.settings.instanceId(), PeerObservation.NEVER, -1, Duration.ZERO, this.time.now(), null)));
 			}
@@ -365,7 +378,8 @@ public final class PollingManager implements AutoCloseable {
 				o = PeerObservation.failed(peer, PeerState.ERROR, PeerFault.IO, timeout, this.time.now(),
 						"peer client failed: " + ex.getCause());
 			}
-			observations.add(recognise(c, o));
+			boolean reused = previous != null && previous.get(i) == o;
+			observations.add(reused ? o : recognise(c, o));
 		}
 		if (interrupted) {
 			Thread.currentThread().interrupt();

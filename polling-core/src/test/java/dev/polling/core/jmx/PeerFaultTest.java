@@ -1,0 +1,164 @@
+package dev.polling.core.jmx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerFault;
+import dev.polling.core.PeerObservation;
+import dev.polling.core.PeerState;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+import dev.polling.core.test.FaultyPeers;
+import dev.polling.core.test.FaultyPeers.Gate;
+import dev.polling.core.test.Instance;
+
+/**
+ * Each peer fault against real sockets and real connector servers: the decision returns within
+ * peer timeout + 200 ms, classifies the peer, and throws nothing.
+ */
+class PeerFaultTest {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+	private static final String CLUSTER = Instance.CLUSTER;
+
+	private final FaultyPeers faulty = new FaultyPeers();
+
+	private final Gate gate = new Gate();
+
+	private PollingJmxServer server;
+
+	private PollingManager manager;
+
+	@AfterEach
+	void close() {
+		if (this.manager != null) {
+			this.manager.close();
+		}
+		this.gate.close();
+		if (this.server != null) {
+			this.server.close();
+		}
+		this.faulty.close();
+	}
+
+	@Test
+	void classifiesARefusedConnectionAsGoneAndGrants() {
+		Decision decision = decideAgainst(PeerDefinition.of("gone", "127.0.0.1", this.faulty.refusingPort()));
+		assertPeer(decision, PeerState.REFUSED, PeerFault.CONNECTION_REFUSED);
+		assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
+	@Test
+	void classifiesAPeerThatAcceptsButNeverAnswersAsUnresponsive() {
+		Decision decision = decideAgainst(PeerDefinition.of("hung", "127.0.0.1", this.faulty.hungPort()));
+		assertPeer(decision, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
+		assertThat(decision.isGranted()).isTrue();
+	}
+
+	@Test
+	void classifiesABlackholedPeerAsUnresponsive() {
+		Decision decision = decideAgainst(PeerDefinition.of("blackholed", "127.0.0.1", this.faulty.blackholedPort()));
+		assertPeer(decision, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
+		assertThat(decision.isGranted()).isTrue();
+	}
+
+	@Test
+	void classifiesABlockedGetterAsUnresponsiveAndDoesNotAskAgainWhileItHangs() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.Blocking(this.gate), JmxNames.clusterName("dev.polling", CLUSTER));
+		Decision first = decideAgainst(PeerDefinition.of("blocked", "127.0.0.1", this.server.port()));
+		assertPeer(first, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
+		Decision second = timed(() -> this.manager.decide(CLUSTER));
+		assertPeer(second, PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING);
+	}
+
+	@Test
+	void classifiesWrongCredentialsAsErrorWithoutShowingThePassword() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0).withCredentials("poller", "right-secret"));
+		Decision decision = decideAgainst(
+				PeerDefinition.of("locked", "127.0.0.1", this.server.port()).withCredentials("poller", "wrong-secret"));
+		assertPeer(decision, PeerState.ERROR, PeerFault.AUTHENTICATION);
+		assertThat(decision.peers().get(0).detail()).doesNotContain("wrong-secret").doesNotContain("right-secret");
+		assertThat(decision.isGranted()).isTrue();
+	}
+
+	@Test
+	void acceptsTheRightCredentials() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0).withCredentials("poller", "right-secret"));
+		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.WrongType(), JmxNames.clusterName("dev.polling", "OTHER"));
+		Decision decision = decideAgainst(
+				PeerDefinition.of("locked", "127.0.0.1", this.server.port()).withCredentials("poller", "right-secret"));
+		assertPeer(decision, PeerState.ERROR, PeerFault.MISSING_MBEAN);
+	}
+
+	@Test
+	void classifiesAMissingMBeanAsError() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		Decision decision = decideAgainst(PeerDefinition.of("empty", "127.0.0.1", this.server.port()));
+		assertPeer(decision, PeerState.ERROR, PeerFault.MISSING_MBEAN);
+		assertThat(decision.isGranted()).isTrue();
+	}
+
+	@Test
+	void classifiesAWrongAttributeTypeAsBadResponse() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.WrongType(), JmxNames.clusterName("dev.polling", CLUSTER));
+		Decision decision = decideAgainst(PeerDefinition.of("odd", "127.0.0.1", this.server.port()));
+		assertPeer(decision, PeerState.ERROR, PeerFault.BAD_RESPONSE);
+		assertThat(decision.peers().get(0).detail()).contains("String");
+	}
+
+	@Test
+	void keepsTheThreadCountBoundedOverAHundredDecisionsAgainstAHungPeer() {
+		PeerDefinition hung = PeerDefinition.of("hung", "127.0.0.1", this.faulty.hungPort());
+		this.manager = manager(hung, Duration.ofMillis(100));
+		this.manager.decide(CLUSTER);
+		int before = ManagementFactory.getThreadMXBean().getThreadCount();
+		for (int i = 0; i < 100; i++) {
+			this.manager.release(CLUSTER);
+			Decision decision = this.manager.decide(CLUSTER);
+			assertThat(decision.peers().get(0).state()).isEqualTo(PeerState.UNRESPONSIVE);
+		}
+		int after = ManagementFactory.getThreadMXBean().getThreadCount();
+		assertThat(after).isLessThanOrEqualTo(before + 5);
+	}
+
+	private Decision decideAgainst(PeerDefinition peer) {
+		this.manager = manager(peer, TIMEOUT);
+		return timed(() -> this.manager.decide(CLUSTER));
+	}
+
+	private PollingManager manager(PeerDefinition peer, Duration timeout) {
+		return PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId("me").withPeerTimeout(timeout))
+			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+			.peers(List.of(peer))
+			.build();
+	}
+
+	private static Decision timed(java.util.function.Supplier<Decision> decide) {
+		long start = System.nanoTime();
+		Decision decision = decide.get();
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(took).isLessThan(TIMEOUT.plusMillis(200));
+		return decision;
+	}
+
+	private static void assertPeer(Decision decision, PeerState state, PeerFault... faults) {
+		PeerObservation peer = decision.peers().get(0);
+		assertThat(peer.state()).as(peer.toString()).isEqualTo(state);
+		assertThat(peer.fault()).as(peer.toString()).isIn((Object[]) faults);
+	}
+
+}

@@ -1,0 +1,114 @@
+package dev.polling.core.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Sockets that misbehave like dead peers; close them after the test. */
+public final class FaultyPeers implements AutoCloseable {
+
+	private final List<AutoCloseable> resources = new ArrayList<>();
+
+	/** A port on which nothing listens: connections are refused. */
+	public int refusingPort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** A port that accepts TCP connections and never sends a byte. */
+	public int hungPort() {
+		try {
+			ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+			this.resources.add(server);
+			Thread acceptor = new Thread(() -> {
+				while (!server.isClosed()) {
+					try {
+						Socket accepted = server.accept();
+						synchronized (this.resources) {
+							this.resources.add(accepted);
+						}
+					}
+					catch (IOException ex) {
+						return;
+					}
+				}
+			}, "hung-peer");
+			acceptor.setDaemon(true);
+			acceptor.start();
+			return server.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * A port whose listen backlog is full and which never accepts, so further SYNs are dropped:
+	 * a connect hangs as against a blackholed host.
+	 */
+	public int blackholedPort() {
+		try {
+			ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+			this.resources.add(server);
+			for (int i = 0; i < 8; i++) {
+				SocketChannel channel = SocketChannel.open();
+				channel.configureBlocking(false);
+				channel.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
+				this.resources.add(channel);
+			}
+			return server.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		synchronized (this.resources) {
+			for (AutoCloseable resource : this.resources) {
+				try {
+					resource.close();
+				}
+				catch (Exception ex) {
+					// best effort
+				}
+			}
+			this.resources.clear();
+		}
+	}
+
+	/** A latch that blocked MBean getters wait on; released at close. */
+	public static final class Gate implements AutoCloseable {
+
+		private final CountDownLatch latch = new CountDownLatch(1);
+
+		public void await() {
+			try {
+				this.latch.await(10, TimeUnit.MINUTES);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		@Override
+		public void close() {
+			this.latch.countDown();
+		}
+
+	}
+
+}
