@@ -95,7 +95,15 @@ public final class FaultyPeers implements AutoCloseable {
 
 		private final CountDownLatch latch = new CountDownLatch(1);
 
+		private final CountDownLatch entered = new CountDownLatch(1);
+
+		/** Waits until some thread is blocked at the gate. */
+		public boolean awaitEntered() throws InterruptedException {
+			return this.entered.await(10, TimeUnit.SECONDS);
+		}
+
 		public void await() {
+			this.entered.countDown();
 			try {
 				this.latch.await(10, TimeUnit.MINUTES);
 			}

@@ -55,24 +55,34 @@ public final class Instance implements AutoCloseable {
 	 * itself) and one cluster {@link #CLUSTER} with a 10 s wait time.
 	 */
 	public PollingManager connect(List<PeerDefinition> peers, UnaryOperator<PollingSettings> settings) {
+		return connect(peers, settings, UnaryOperator.identity());
+	}
+
+	/** As {@link #connect(List, UnaryOperator)}, with a last word on the builder (time source, listener). */
+	public PollingManager connect(List<PeerDefinition> peers, UnaryOperator<PollingSettings> settings,
+			UnaryOperator<PollingManager.Builder> customizer) {
 		PollingSettings base = PollingSettings.defaults().withInstanceId(this.instanceId).withPeerTimeout(Duration.ofMillis(500));
-		this.manager = PollingManager.builder()
+		this.manager = customizer.apply(PollingManager.builder()
 			.settings(settings.apply(base))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peers(peers)
-			.mbeanServer(this.server.mbeanServer())
+			.mbeanServer(this.server.mbeanServer()))
 			.build();
 		return this.manager;
 	}
 
 	/** Starts {@code n} instances named a, b, c ... and connects them to each other through one shared peer list. */
 	public static List<Instance> cluster(int n, UnaryOperator<PollingSettings> settings) {
+		return cluster(n, settings, UnaryOperator.identity());
+	}
+
+	public static List<Instance> cluster(int n, UnaryOperator<PollingSettings> settings, UnaryOperator<PollingManager.Builder> customizer) {
 		List<Instance> instances = new ArrayList<>();
 		for (int i = 0; i < n; i++) {
 			instances.add(start(String.valueOf((char) ('a' + i))));
 		}
 		List<PeerDefinition> peers = instances.stream().map(Instance::asPeer).toList();
-		instances.forEach((instance) -> instance.connect(peers, settings));
+		instances.forEach((instance) -> instance.connect(peers, settings, customizer));
 		return instances;
 	}
 

@@ -1,0 +1,294 @@
+package dev.polling.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import javax.management.ObjectName;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.jmx.FakeClusterMBeans;
+import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.test.FaultyPeers.Gate;
+import dev.polling.core.test.Instance;
+import dev.polling.core.test.ManualTime;
+
+/** Behaviour of the decision with real peers (JMX connector servers in this JVM) and a manual clock. */
+class PollingManagerTest {
+
+	private static final String CLUSTER = Instance.CLUSTER;
+
+	private final ManualTime time = new ManualTime();
+
+	private final Gate gate = new Gate();
+
+	private List<Instance> instances = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.gate.close();
+		this.instances.forEach(Instance::close);
+	}
+
+	private List<PollingManager> cluster(int n, UnaryOperator<PollingSettings> settings) {
+		this.instances = Instance.cluster(n, settings, (builder) -> builder.timeSource(this.time));
+		return this.instances.stream().map(Instance::manager).toList();
+	}
+
+	@Test
+	void grantsAPeerOnlyAfterTheHolderHasBeenIdleForTheWaitTime() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		this.time.advance(Duration.ofMillis(9_999));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		this.time.advance(Duration.ofMillis(1));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
+	@Test
+	void ignoresWallClockJumpsForElapsedTimes() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		this.time.jumpWallClock(Duration.ofHours(5));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		this.time.jumpWallClock(Duration.ofHours(-10));
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.RENEWED);
+		assertThat(m.get(0).isHolding(CLUSTER)).isTrue();
+	}
+
+	@Test
+	void recordActivityExtendsAHoldButNeverCreatesOne() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(1).recordActivity(CLUSTER)).isFalse();
+		assertThat(m.get(1).lastActivity(CLUSTER)).isEmpty();
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		this.time.advance(Duration.ofSeconds(8));
+		assertThat(m.get(0).recordActivity(CLUSTER)).isTrue();
+		this.time.advance(Duration.ofSeconds(8));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		assertThat(m.get(0).lastActivity(CLUSTER)).contains(this.time.now().minusSeconds(8));
+		this.time.advance(Duration.ofSeconds(3));
+		assertThat(m.get(0).recordActivity(CLUSTER)).isFalse();
+	}
+
+	@Test
+	void pauseHandsTheClusterToAPeerAtItsNextTick() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		m.get(0).pause(CLUSTER);
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.PAUSED);
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		m.get(0).resume(CLUSTER);
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
+	@Test
+	void closingReleasesSoThatAPeerTakesOverAtOnce() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		m.get(0).close();
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.CLOSED);
+		Decision takeover = m.get(1).decide(CLUSTER);
+		assertThat(takeover.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(takeover.peers()).extracting(PeerObservation::state).contains(PeerState.ERROR);
+		assertThat(takeover.peers()).extracting(PeerObservation::fault).contains(PeerFault.MISSING_MBEAN);
+	}
+
+	@Test
+	void runsOneCycleOfAClusterAtATimeInOneInstance() throws Exception {
+		List<PollingManager> m = cluster(1, UnaryOperator.identity());
+		CountDownLatch running = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CompletableFuture<Decision> first = CompletableFuture.supplyAsync(() -> m.get(0).runIfGranted(CLUSTER, () -> {
+			running.countDown();
+			awaitQuietly(finish);
+		}));
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(m.get(0).isCycleRunning(CLUSTER)).isTrue();
+		List<String> ran = new ArrayList<>();
+		Decision second = m.get(0).runIfGranted(CLUSTER, () -> ran.add("second"));
+		assertThat(second.reason()).isEqualTo(Reason.LOCAL_CYCLE_RUNNING);
+		assertThat(ran).isEmpty();
+		finish.countDown();
+		assertThat(first.get(10, TimeUnit.SECONDS).isGranted()).isTrue();
+		assertThat(m.get(0).runIfGranted(CLUSTER, () -> ran.add("third")).reason()).isEqualTo(Reason.RENEWED);
+		assertThat(ran).containsExactly("third");
+	}
+
+	@Test
+	void refreshesActivityAtTheEndOfACycleEvenWhenTheTaskFails() {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThatThrownBy(() -> m.get(0).runIfGranted(CLUSTER, () -> {
+			this.time.advance(Duration.ofSeconds(9));
+			throw new IllegalStateException("mailbox down");
+		})).hasMessage("mailbox down");
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
+	@Test
+	void recordActivityDoesNotWaitForADecisionInProgress() throws Exception {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		blockPeer(1);
+		CompletableFuture<Decision> inProgress = CompletableFuture.supplyAsync(() -> m.get(0).decide(CLUSTER));
+		assertThat(this.gate.awaitEntered()).isTrue();
+		assertThat(m.get(0).recordActivity(CLUSTER)).isTrue();
+		assertThat(inProgress).isNotDone();
+		assertThat(inProgress.get(10, TimeUnit.SECONDS).reason()).isEqualTo(Reason.RENEWED);
+	}
+
+	@Test
+	void proceedPolicyTakesOverFromAnUnresponsivePeerAtOnce() throws Exception {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		blockPeer(0);
+		Decision decision = m.get(1).decide(CLUSTER);
+		assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(decision.peers()).extracting(PeerObservation::state).contains(PeerState.UNRESPONSIVE);
+	}
+
+	@Test
+	void presumeLastKnownPolicyWaitsTheWaitTimeSinceTheLastAnswer() throws Exception {
+		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		blockPeer(0);
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
+	@Test
+	void ofTwoHoldersAfterASplitTheOneWithTheHigherIdYields() throws Exception {
+		List<PollingManager> m = cluster(2, UnaryOperator.identity());
+		PollingManager a = m.get(0);
+		PollingManager b = m.get(1);
+		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
+		// A split: b cannot see a and, under PROCEED, takes the cluster too.
+		ObjectName name = blockPeer(0);
+		assertThat(b.decide(CLUSTER).isGranted()).isTrue();
+		assertThat(a.isHolding(CLUSTER)).isTrue();
+		assertThat(b.isHolding(CLUSTER)).isTrue();
+		// The split heals: both see each other holding; b yields to the lower id, a keeps the cluster.
+		this.gate.close();
+		this.instances.get(0).server().mbeanServer().unregisterMBean(name);
+		mirrorMBean(0, a);
+		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.YIELDED_TO_PEER);
+		assertThat(b.isHolding(CLUSTER)).isFalse();
+		assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.RENEWED);
+		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
+	@Test
+	void runsStandaloneWithoutPeers() {
+		try (PollingManager manager = PollingManager.builder()
+			.settings(PollingSettings.defaults())
+			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+			.build()) {
+			assertThat(manager.isStandalone()).isTrue();
+			assertThat(manager.decide(CLUSTER).reason()).isEqualTo(Reason.STANDALONE);
+			assertThat(manager.tryStartPolling(CLUSTER)).isTrue();
+			assertThat(manager.isHolding(CLUSTER)).isTrue();
+		}
+	}
+
+	@Test
+	void failsFastOnAnUnknownClusterListingTheKnownIds() {
+		try (PollingManager manager = PollingManager.builder()
+			.cluster(ClusterDefinition.of("POSTFACH1_CLUSTER", Duration.ofSeconds(10)))
+			.cluster(ClusterDefinition.of("POSTFACH2_CLUSTER", Duration.ofSeconds(10)))
+			.build()) {
+			assertThatThrownBy(() -> manager.decide("POSTFACH3_CLUSTER")).isInstanceOf(UnknownClusterException.class)
+				.hasMessageContaining("'POSTFACH3_CLUSTER'")
+				.hasMessageContaining("[POSTFACH1_CLUSTER, POSTFACH2_CLUSTER]");
+		}
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Replaces the instance's cluster MBean by one whose getter blocks until the gate opens. */
+	private ObjectName blockPeer(int index) throws Exception {
+		ObjectName name = JmxNames.clusterName("dev.polling", CLUSTER);
+		var server = this.instances.get(index).server().mbeanServer();
+		server.unregisterMBean(name);
+		server.registerMBean(new FakeClusterMBeans.Blocking(this.gate), name);
+		return name;
+	}
+
+	/** Registers an MBean that answers from the manager's public state, in place of its own (replaced) one. */
+	private void mirrorMBean(int index, PollingManager manager) throws Exception {
+		var server = this.instances.get(index).server().mbeanServer();
+		ObjectName name = JmxNames.clusterName("dev.polling", CLUSTER);
+		server.registerMBean(new dev.polling.core.jmx.PollingClusterMXBean() {
+
+			@Override
+			public String getClusterId() {
+				return CLUSTER;
+			}
+
+			@Override
+			public String getClusterName() {
+				return CLUSTER;
+			}
+
+			@Override
+			public String getInstanceId() {
+				return manager.settings().instanceId();
+			}
+
+			@Override
+			public long getElapsedMillis() {
+				return manager.status(CLUSTER).elapsed() == null ? Long.MAX_VALUE : manager.status(CLUSTER).elapsed().toMillis();
+			}
+
+			@Override
+			public String getLastActivity() {
+				return "";
+			}
+
+			@Override
+			public boolean isHolding() {
+				return manager.isHolding(CLUSTER);
+			}
+
+			@Override
+			public boolean isPaused() {
+				return false;
+			}
+
+			@Override
+			public long getCandidateAgeMillis() {
+				return -1;
+			}
+
+			@Override
+			public long getWaitTimeMillis() {
+				return 10_000;
+			}
+
+		}, name);
+	}
+
+}
