@@ -39,7 +39,7 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 
 	@Override
 	public Socket createSocket(String requestedHost, int port) throws IOException {
-		Socket socket = new Socket();
+		Socket socket = new BoundedTimeoutSocket(this.readTimeoutMillis);
 		try {
 			socket.setTcpNoDelay(true);
 			socket.setSoTimeout(this.readTimeoutMillis);
@@ -50,6 +50,28 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 			socket.close();
 			throw ex;
 		}
+	}
+
+	/**
+	 * RMI sets its own read timeouts on the sockets it gets (60 s for the handshake, none for
+	 * responses); this socket keeps every read timeout at or below the bound.
+	 */
+	private static final class BoundedTimeoutSocket extends Socket {
+
+		private final int boundMillis;
+
+		BoundedTimeoutSocket(int boundMillis) {
+			this.boundMillis = boundMillis;
+		}
+
+		@Override
+		public synchronized void setSoTimeout(int timeout) throws java.net.SocketException {
+			if (this.boundMillis > 0 && (timeout == 0 || timeout > this.boundMillis)) {
+				timeout = this.boundMillis;
+			}
+			super.setSoTimeout(timeout);
+		}
+
 	}
 
 	@Override

@@ -134,6 +134,28 @@ class PeerFaultTest {
 		assertThat(after).isLessThanOrEqualTo(before + 5);
 	}
 
+	@Test
+	void freesTheThreadWaitingForAHungPeerAfterThePeerTimeoutNotAfterRmisSixtySeconds() {
+		PeerDefinition hung = PeerDefinition.of("hung", "127.0.0.1", this.faulty.hungPort());
+		JmxPeerClient client = new JmxPeerClient(PollingSettings.defaults(), dev.polling.core.TimeSource.SYSTEM);
+		try {
+			this.manager = PollingManager.builder()
+				.settings(PollingSettings.defaults().withInstanceId("me").withPeerTimeout(TIMEOUT))
+				.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+				.peers(List.of(hung))
+				.peerClient(client)
+				.build();
+			this.manager.decide(CLUSTER);
+			org.awaitility.Awaitility.await().atMost(TIMEOUT.plusSeconds(2)).until(() -> client.pendingRequests() == 0);
+			// The next decision asks again (rather than finding a request still pending) and waits for it.
+			Decision next = this.manager.decide(CLUSTER);
+			assertPeer(next, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
+		}
+		finally {
+			client.close();
+		}
+	}
+
 	private Decision decideAgainst(PeerDefinition peer) {
 		this.manager = manager(peer, TIMEOUT);
 		return timed(() -> this.manager.decide(CLUSTER));
