@@ -22,7 +22,7 @@ public class PollingJdbcProperties {
 	 * Prefix of polling's table names ("polling_" gives "polling_inbox"). At most 30 letters,
 	 * digits or underscores, starting with a letter or underscore.
 	 */
-	private String tablePrefix = TableNames.DEFAULT_PREFIX;
+	private String tablePrefix = "polling_";
 
 	private final Inbox inbox = new Inbox();
 
@@ -85,7 +85,7 @@ public class PollingJdbcProperties {
 		/**
 		 * How many entries one purge statement deletes.
 		 */
-		private int purgeBatchSize = dev.polling.jdbc.inbox.Inbox.DEFAULT_PURGE_BATCH_SIZE;
+		private int purgeBatchSize = 1000;
 
 		public boolean isEnabled() {
 			return this.enabled;
