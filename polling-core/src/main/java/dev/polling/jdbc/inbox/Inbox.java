@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * transaction there); on MariaDB/MySQL (InnoDB) and H2 it inserts and maps the unique violation to
  * DUPLICATE, which rolls back only that statement. A receipt racing with an uncommitted receipt of
  * the same key in another transaction waits for that transaction and then answers accordingly.
+ * The database may still end a waiting transaction by its own rules, as for any insert: on
+ * InnoDB, when the first transaction rolls back while two others wait for the same key, one of
+ * them can be chosen as deadlock victim; under SERIALIZABLE isolation PostgreSQL can raise a
+ * serialization failure. Both surface as {@link DataAccessFailure} caused by a
+ * {@link SQLTransactionRollbackException}; retry the whole transaction.
  * <p>
  * Keys: {@code source} has at most {@value #MAX_SOURCE_LENGTH} and {@code externalKey} at most
  * {@value #MAX_KEY_LENGTH} characters (counted as {@link String#length()}); neither may be blank,

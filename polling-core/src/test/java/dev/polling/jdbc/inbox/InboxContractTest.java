@@ -7,6 +7,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,7 +29,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -49,11 +49,11 @@ abstract class InboxContractTest extends DatabaseTest {
 		super(dialect);
 	}
 
-	@BeforeAll
-	void createTables() {
-		this.dataSource = database().newDataSource();
-		Schema.create(this.dataSource, database().dialect(), TableNames.defaults());
-		database().execute("CREATE TABLE business_row (source VARCHAR(100) NOT NULL, "
+	@Override
+	protected void prepare(TestDatabase database) {
+		this.dataSource = database.newDataSource();
+		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+		database.execute("CREATE TABLE business_row (source VARCHAR(100) NOT NULL, "
 				+ "message_key VARCHAR(255) NOT NULL, instance VARCHAR(20) NOT NULL)");
 		this.inbox = Inbox.builder(this.dataSource).build();
 	}

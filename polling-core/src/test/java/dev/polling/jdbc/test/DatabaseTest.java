@@ -1,8 +1,11 @@
 package dev.polling.jdbc.test;
 
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInstance;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Base of a test written once and run on every database: put the tests in an abstract subclass
@@ -13,9 +16,10 @@ import org.junit.jupiter.api.TestInstance;
  *     PostgresInboxTest() { super(Dialect.POSTGRESQL); }
  * }
  * }</pre>
- * Each concrete class gets a fresh database (see {@link TestDatabases}) before its first test and
- * shows up under its own name in the test reports. MariaDB classes are skipped (with the reason)
- * when no MariaDB can be started.
+ * Each concrete class gets a fresh database (see {@link TestDatabases}) before its first test,
+ * prepared once by {@link #prepare(TestDatabase)} (tables, fixtures), and shows up under its own
+ * name in the test reports. When the database is unavailable (MariaDB without {@code mariadbd} or
+ * Docker), every test of the class is reported as skipped with the reason.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class DatabaseTest {
@@ -23,6 +27,8 @@ public abstract class DatabaseTest {
 	private final dev.polling.jdbc.Dialect dialect;
 
 	private @Nullable TestDatabase database;
+
+	private @Nullable String unavailable;
 
 	/**
 	 * Creates the test for one database.
@@ -33,8 +39,30 @@ public abstract class DatabaseTest {
 	}
 
 	@BeforeAll
-	final void createDatabase() {
-		this.database = TestDatabases.create(this.dialect);
+	final void createDatabase() throws Exception {
+		try {
+			this.database = TestDatabases.create(this.dialect);
+		}
+		catch (TestAbortedException ex) {
+			this.unavailable = ex.getMessage();
+			return;
+		}
+		prepare(this.database);
+	}
+
+	@BeforeEach
+	final void skipWhenTheDatabaseIsUnavailable() {
+		if (this.unavailable != null) {
+			Assumptions.abort(this.unavailable);
+		}
+	}
+
+	/**
+	 * Prepares the fresh database once before the first test of the class; does nothing by default.
+	 * @param database the database
+	 * @throws Exception on failure
+	 */
+	protected void prepare(TestDatabase database) throws Exception {
 	}
 
 	/**
@@ -43,7 +71,7 @@ public abstract class DatabaseTest {
 	 */
 	protected final TestDatabase database() {
 		if (this.database == null) {
-			throw new IllegalStateException("database() is available from @BeforeAll methods of subclasses on");
+			throw new IllegalStateException("database() is available from prepare(TestDatabase) on");
 		}
 		return this.database;
 	}

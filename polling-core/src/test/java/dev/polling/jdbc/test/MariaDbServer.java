@@ -176,7 +176,7 @@ final class MariaDbServer implements DatabaseServer {
 	 */
 	record Binaries(Path server, Path installDb) {
 
-		/** System property naming a directory to search first. */
+		/** System property naming the only directory to search, instead of PATH and the usual places. */
 		static final String BIN_DIR = "polling.test.mariadb.bin-dir";
 
 		static Optional<Binaries> find() {
@@ -192,7 +192,9 @@ final class MariaDbServer implements DatabaseServer {
 			Set<Path> dirs = new LinkedHashSet<>();
 			String configured = System.getProperty(BIN_DIR);
 			if (configured != null && !configured.isBlank()) {
+				// an explicit installation is the only one searched
 				dirs.add(Path.of(configured));
+				return dirs;
 			}
 			for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
 				if (!dir.isBlank()) {
