@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * record it, and if the work the message causes rolls back, the record rolls back with it.
  * <p>
  * {@code receive} never aborts the caller's transaction, whatever the outcome: on PostgreSQL it
- * uses {@code INSERT ... ON CONFLICT DO NOTHING} (a caught unique violation would abort the whole
+ * uses {@code INSERT ... ON CONFLICT (source, external_key) DO NOTHING} (a caught unique violation would abort the whole
  * transaction there); on MariaDB/MySQL (InnoDB) and H2 it inserts and maps the unique violation to
  * DUPLICATE, which rolls back only that statement. A receipt racing with an uncommitted receipt of
  * the same key in another transaction waits for that transaction and then answers accordingly.
@@ -84,7 +84,8 @@ public final class Inbox {
 		DatabaseTime time = new DatabaseTime(dialect);
 		String insert = "INSERT INTO " + table + " (source, external_key, received_at) VALUES (?, ?, " + time.now()
 				+ ")";
-		this.insertSql = (dialect == Dialect.POSTGRESQL) ? insert + " ON CONFLICT DO NOTHING" : insert;
+		this.insertSql = (dialect == Dialect.POSTGRESQL) ? insert + " ON CONFLICT (source, external_key) DO NOTHING"
+				: insert;
 		this.containsSql = "SELECT 1 FROM " + table + " WHERE source = ? AND external_key = ?";
 		this.purgeSql = switch (dialect) {
 			case POSTGRESQL -> "DELETE FROM " + table + " WHERE ctid IN (SELECT ctid FROM " + table
