@@ -1,5 +1,8 @@
 /**
- * Benchmark harnesses. Each is a main class run in its own JVM by {@code polling-benchmarks/run.sh};
- * results go to {@code docs/benchmarks.md}.
+ * Benchmark harnesses. Each is a main class run in its own JVM by {@code polling-benchmarks/run.sh}
+ * (never during the build); results and commands are in {@code docs/benchmarks.md}.
  */
+@NullMarked
 package dev.polling.benchmarks;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,80 @@
+package dev.polling.boot.autoconfigure.jdbc;
+
+import dev.polling.jdbc.inbox.Inbox;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Runs the inbox's retention purge on every instance at a fixed delay
+ * ({@code polling.jdbc.inbox.purge-interval}), first one interval after startup, on a daemon
+ * thread of its own. A failed purge is logged and tried again at the next interval. An interval of
+ * zero disables the purge.
+ */
+public final class InboxPurgeScheduler implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(InboxPurgeScheduler.class);
+
+	private final Inbox inbox;
+
+	private final Duration retention;
+
+	private final Duration interval;
+
+	private @Nullable ScheduledExecutorService executor;
+
+	/**
+	 * Creates the scheduler.
+	 * @param inbox the inbox to purge
+	 * @param retention minimum age of purged entries
+	 * @param interval delay between purges, zero to disable
+	 */
+	public InboxPurgeScheduler(Inbox inbox, Duration retention, Duration interval) {
+		this.inbox = inbox;
+		this.retention = retention;
+		this.interval = interval;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.executor != null || this.interval.isZero()) {
+			return;
+		}
+		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "polling-inbox-purge");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = Math.max(1, this.interval.toMillis());
+		started.scheduleWithFixedDelay(this::purge, millis, millis, TimeUnit.MILLISECONDS);
+		this.executor = started;
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.executor != null) {
+			this.executor.shutdownNow();
+			this.executor = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.executor != null;
+	}
+
+	private void purge() {
+		try {
+			this.inbox.purge(this.retention);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Purging {} failed; trying again in {}", this.inbox.tables().inbox(), this.interval, ex);
+		}
+	}
+
+}
