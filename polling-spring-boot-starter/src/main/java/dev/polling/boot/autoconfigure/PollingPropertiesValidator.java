@@ -63,7 +63,7 @@ public final class PollingPropertiesValidator {
 		String key = "jmx.server.";
 		if (server.getSslBundle() != null) {
 			throw invalid(key + "ssl-bundle", quote(server.getSslBundle()), "TLS for the polling JMX server is not supported yet",
-					"remove polling.jmx.server.ssl-bundle (protect the JMX port by a private network and credentials)");
+					"remove polling.jmx.server.ssl-bundle, TLS is not supported yet (protect the JMX port by a private network and credentials)");
 		}
 		if (server.getPort() == null) {
 			for (Map.Entry<String, @Nullable Object> entry : serverSettingsNeedingPort(server).entrySet()) {
@@ -116,7 +116,7 @@ public final class PollingPropertiesValidator {
 			}
 			if (peer.getSslBundle() != null) {
 				throw invalid(key + "ssl-bundle", quote(peer.getSslBundle()), "TLS to peers is not supported yet",
-						"remove polling." + key + "ssl-bundle");
+						"remove polling." + key + "ssl-bundle, TLS is not supported yet");
 			}
 			String address;
 			String addressKey;
