@@ -61,13 +61,15 @@ public class PollingEndpoint {
 	}
 
 	/**
-	 * Pauses ({@code pause}) or resumes ({@code resume}) a cluster on this instance.
-	 * @return the cluster after the change, or 404 when there is no such cluster
+	 * Pauses ({@code pause}) or resumes ({@code resume}) a cluster on this instance. An unknown
+	 * cluster or action is a bad request (400).
+	 * @return the cluster after the change
 	 */
 	@WriteOperation
-	public @Nullable ClusterDescriptor handover(@Selector String cluster, @Selector String action) {
+	public ClusterDescriptor handover(@Selector String cluster, @Selector String action) {
 		if (!this.manager.clusterIds().contains(cluster)) {
-			return null;
+			throw new InvalidEndpointRequestException("Unknown polling cluster '" + cluster + "'; known clusters: "
+					+ this.manager.clusterIds(), "Unknown polling cluster");
 		}
 		switch (action) {
 			case "pause" -> this.manager.pause(cluster);
