@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jmx.JmxAutoConfiguration;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
@@ -72,6 +73,19 @@ class PollingAutoConfigurationTests {
 		var name = JmxNames.clusterName("dev.polling.autoconfigtest", "MAILABRUF_CLUSTER");
 		this.runner.withPropertyValues("spring.jmx.enabled=false", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
 			.run((context) -> assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(name)).isTrue());
+		assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(name)).isFalse();
+	}
+
+	@Test
+	void registersTheClusterMBeansInThePlatformMBeanServerWithSpringJmxToo() {
+		var name = JmxNames.clusterName("dev.polling.autoconfigtest", "MAILABRUF_CLUSTER");
+		this.runner.withConfiguration(AutoConfigurations.of(JmxAutoConfiguration.class))
+			.withPropertyValues("spring.jmx.enabled=true", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(name)).isTrue();
+				assertThat(ManagementFactory.getPlatformMBeanServer().getAttribute(name, "InstanceId")).isEqualTo("test-instance");
+			});
 		assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(name)).isFalse();
 	}
 
