@@ -169,7 +169,7 @@ class TwoInstancesIntegrationTests {
 		List<String> all = new ArrayList<>(List.of("spring.application.name=instance-" + id, "server.port=0",
 				"server.address=127.0.0.1", "spring.main.banner-mode=off",
 				"management.endpoints.web.exposure.include=polling,health", "management.endpoint.health.show-details=always",
-				"polling.instance-id=" + id, "polling.peer-timeout=500ms", "polling.jmx.domain=dev.polling.it",
+				"polling.instance-id=" + id, "polling.peer-timeout=2s", "polling.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
 				"polling.jmx.server.port=" + ownJmxPort));
 		all.addAll(List.of(properties));
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)

@@ -9,6 +9,9 @@ import java.util.Map;
 
 import javax.management.MBeanServer;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -44,6 +47,8 @@ import dev.polling.core.jmx.PollingJmxServer;
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingProperties.class)
 public final class PollingAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(PollingAutoConfiguration.class);
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -83,13 +88,17 @@ public final class PollingAutoConfiguration {
 			PollingPropertiesValidator.validate(properties);
 			PollingJmxServer server = jmxServer.getIfAvailable();
 			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
-			return PollingManager.builder()
+			PollingManager manager = PollingManager.builder()
 				.settings(settings(properties))
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
 				.mbeanServer(mbeanServer)
 				.build();
+			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
+					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
+					(server != null) ? "the polling JMX server at " + server.serviceUrl() : "the platform MBean server");
+			return manager;
 		}
 
 		private static PollingSettings settings(PollingProperties properties) {
