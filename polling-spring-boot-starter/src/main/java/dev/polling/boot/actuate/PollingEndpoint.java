@@ -1,0 +1,183 @@
+package dev.polling.boot.actuate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import dev.polling.core.ClusterStatus;
+import dev.polling.core.Decision;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerObservation;
+import dev.polling.core.PollingManager;
+
+/**
+ * The {@code polling} actuator endpoint: for each cluster whether this instance holds it, its last
+ * activity, the last decision and why, and what each peer said. {@code POST
+ * /actuator/polling/{cluster}/pause} hands a cluster over to a peer (it takes over at its next
+ * tick) and {@code .../resume} lets this instance compete again; both need
+ * {@code management.endpoint.polling.access=unrestricted}, the default access being read-only.
+ * Shows peer user names, never passwords.
+ */
+@Endpoint(id = "polling", defaultAccess = Access.READ_ONLY)
+public class PollingEndpoint {
+
+	private final PollingManager manager;
+
+	public PollingEndpoint(PollingManager manager) {
+		this.manager = manager;
+	}
+
+	/** All clusters of this instance. */
+	@ReadOperation
+	public PollingDescriptor polling() {
+		Map<String, ClusterDescriptor> clusters = new LinkedHashMap<>();
+		for (ClusterStatus status : this.manager.statuses()) {
+			clusters.put(status.definition().id(), describe(status));
+		}
+		return new PollingDescriptor(this.manager.settings().instanceId(), this.manager.isStandalone(),
+				this.manager.settings().peerTimeout().toString(), lower(this.manager.settings().unreachablePeerPolicy()), clusters);
+	}
+
+	/** One cluster, or 404 when there is no such cluster. */
+	@ReadOperation
+	public @Nullable ClusterDescriptor cluster(@Selector String cluster) {
+		if (!this.manager.clusterIds().contains(cluster)) {
+			return null;
+		}
+		return describe(this.manager.status(cluster));
+	}
+
+	/**
+	 * Pauses ({@code pause}) or resumes ({@code resume}) a cluster on this instance. An unknown
+	 * cluster or action is a bad request (400).
+	 * @return the cluster after the change
+	 */
+	@WriteOperation
+	public ClusterDescriptor handover(@Selector String cluster, @Selector String action) {
+		if (!this.manager.clusterIds().contains(cluster)) {
+			throw new InvalidEndpointRequestException("Unknown polling cluster '" + cluster + "'; known clusters: "
+					+ this.manager.clusterIds(), "Unknown polling cluster");
+		}
+		switch (action) {
+			case "pause" -> this.manager.pause(cluster);
+			case "resume" -> this.manager.resume(cluster);
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use pause or resume",
+					"Unknown action; use pause or resume");
+		}
+		return describe(this.manager.status(cluster));
+	}
+
+	private ClusterDescriptor describe(ClusterStatus status) {
+		Map<String, PeerObservation> observations = new LinkedHashMap<>();
+		for (PeerObservation observation : status.peers()) {
+			observations.put(observation.peerId(), observation);
+		}
+		List<PeerDescriptor> peers = new ArrayList<>();
+		for (String peerId : status.peerIds()) {
+			PeerDefinition peer = this.manager.peers().get(peerId);
+			if (peer != null) {
+				peers.add(PeerDescriptor.of(peer, observations.get(peerId)));
+			}
+		}
+		Decision decision = status.lastDecision();
+		return new ClusterDescriptor(status.definition().id(), status.definition().name(), status.definition().waitTime().toString(),
+				status.holding(), status.paused(), status.cycleRunning(),
+				(status.lastActivity() != null) ? status.lastActivity().toString() : null,
+				(status.elapsed() != null) ? status.elapsed().toMillis() : null,
+				(decision != null) ? DecisionDescriptor.of(decision) : null, peers);
+	}
+
+	static String lower(Enum<?> value) {
+		return value.name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	/**
+	 * All clusters of this instance.
+	 * @param instanceId this instance's id
+	 * @param standalone whether no peers are configured (every poll is granted)
+	 * @param peerTimeout the longest a decision waits for the peers (ISO-8601)
+	 * @param unreachablePeerPolicy what a decision assumes about a peer that timed out or failed
+	 * @param clusters the clusters by id
+	 */
+	public record PollingDescriptor(String instanceId, boolean standalone, String peerTimeout, String unreachablePeerPolicy,
+			Map<String, ClusterDescriptor> clusters) implements OperationResponseBody {
+	}
+
+	/**
+	 * One cluster on this instance.
+	 * @param id the cluster id
+	 * @param name the display name
+	 * @param waitTime the wait time (ISO-8601)
+	 * @param holding whether this instance holds the cluster
+	 * @param paused whether the cluster is paused on this instance
+	 * @param cycleRunning whether a cycle runs in this instance now
+	 * @param lastActivity this instance's last activity, or null when never or released
+	 * @param elapsedMillis milliseconds since then, or null
+	 * @param lastDecision the latest decision, or null before the first
+	 * @param peers the peers the cluster asks
+	 */
+	public record ClusterDescriptor(String id, String name, String waitTime, boolean holding, boolean paused, boolean cycleRunning,
+			@Nullable String lastActivity, @Nullable Long elapsedMillis, @Nullable DecisionDescriptor lastDecision,
+			List<PeerDescriptor> peers) implements OperationResponseBody {
+	}
+
+	/**
+	 * A decision.
+	 * @param outcome granted or refused
+	 * @param reason why, e.g. renewed, peer-active, paused
+	 * @param decidedAt when
+	 * @param durationMillis how long it took
+	 */
+	public record DecisionDescriptor(String outcome, String reason, String decidedAt, double durationMillis) {
+
+		static DecisionDescriptor of(Decision decision) {
+			return new DecisionDescriptor(lower(decision.outcome()), lower(decision.reason()), decision.decidedAt().toString(),
+					decision.duration().toNanos() / 1e6);
+		}
+
+	}
+
+	/**
+	 * A peer and what it said last.
+	 * @param id the peer id
+	 * @param address host:port or JMX service URL
+	 * @param username the user name used at the peer, if any (never the password)
+	 * @param state answered, self, refused, unresponsive or error; null when not asked yet
+	 * @param fault why it could not be observed, or null
+	 * @param instanceId the peer's instance id, when it answered
+	 * @param elapsedMillis the peer's time since its last activity, or null for never or unknown
+	 * @param latencyMillis how long the request took
+	 * @param observedAt when
+	 * @param detail an explanation of a fault
+	 */
+	public record PeerDescriptor(String id, String address, @Nullable String username, @Nullable String state,
+			@Nullable String fault, @Nullable String instanceId, @Nullable Long elapsedMillis, @Nullable Double latencyMillis,
+			@Nullable String observedAt, @Nullable String detail) {
+
+		static PeerDescriptor of(PeerDefinition peer, @Nullable PeerObservation o) {
+			if (o == null) {
+				return new PeerDescriptor(peer.id(), peer.address(), peer.username(), null, null, null, null, null, null, null);
+			}
+			Duration latency = o.latency();
+			return new PeerDescriptor(peer.id(), peer.address(), peer.username(), lower(o.state()),
+					(o.fault() != dev.polling.core.PeerFault.NONE) ? lower(o.fault()) : null, o.instanceId(),
+					(o.elapsedMillis() == PeerObservation.NEVER) ? null : o.elapsedMillis(), latency.toNanos() / 1e6,
+					o.observedAt().toString(), o.detail());
+		}
+
+	}
+
+}

@@ -1,0 +1,136 @@
+package dev.polling.boot.autoconfigure;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+import javax.management.MBeanServer;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+
+import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PollingListener;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+import dev.polling.core.jmx.JmxServerSettings;
+import dev.polling.core.jmx.PollingJmxServer;
+
+/**
+ * Auto-configuration of polling clusters: the {@link PollingManager} (the registry of all
+ * clusters), the JMX connector server the peers talk to when {@code polling.jmx.server.port} is
+ * set, and the processing of {@code @PollingCycle} and {@code @PollingAction}.
+ *
+ * <p>The manager is created only when at least one cluster is configured. The cluster MBeans are
+ * registered in the JMX server's own MBean server, or else in the platform MBean server, whether or
+ * not {@code spring.jmx.enabled} is set. On shutdown the manager releases every cluster (peers can
+ * take over at their next tick) and unregisters its MBeans.
+ */
+@AutoConfiguration
+@ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(PollingProperties.class)
+public final class PollingAutoConfiguration {
+
+	private static final Logger logger = LoggerFactory.getLogger(PollingAutoConfiguration.class);
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static PollingAnnotationBeanPostProcessor pollingAnnotationBeanPostProcessor() {
+		return new PollingAnnotationBeanPostProcessor();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnPollingClustersCondition.class)
+	static class PollingManagerConfiguration {
+
+		@Bean(destroyMethod = "close")
+		@ConditionalOnMissingBean
+		@ConditionalOnProperty(prefix = "polling.jmx.server", name = "port")
+		PollingJmxServer pollingJmxServer(PollingProperties properties) {
+			PollingPropertiesValidator.validate(properties);
+			PollingProperties.Server server = properties.getJmx().getServer();
+			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
+					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
+					Duration.ofSeconds(30), false);
+			try {
+				return PollingJmxServer.start(settings);
+			}
+			catch (IOException ex) {
+				throw new InvalidPollingConfigurationException("polling.jmx.server.port", String.valueOf(server.getPort()),
+						"the JMX server could not listen on " + settings.bindAddress() + ":" + server.getPort() + " ("
+								+ ex.getMessage() + ")",
+						"choose a free port, or stop the process that uses it");
+			}
+		}
+
+		@Bean(destroyMethod = "close")
+		@ConditionalOnMissingBean
+		PollingManager pollingManager(PollingProperties properties, ObjectProvider<PollingJmxServer> jmxServer,
+				ObjectProvider<PollingListener> listeners) {
+			PollingPropertiesValidator.validate(properties);
+			PollingJmxServer server = jmxServer.getIfAvailable();
+			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
+			PollingManager manager = PollingManager.builder()
+				.settings(settings(properties))
+				.clusters(clusters(properties))
+				.peers(peers(properties))
+				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
+				.mbeanServer(mbeanServer)
+				.build();
+			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
+					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
+					(server != null) ? "the polling JMX server at " + server.serviceUrl() : "the platform MBean server");
+			return manager;
+		}
+
+		private static PollingSettings settings(PollingProperties properties) {
+			PollingSettings settings = PollingSettings.defaults()
+				.withPeerTimeout(properties.getPeerTimeout())
+				.withUnreachablePeerPolicy(properties.getUnreachablePeerPolicy())
+				.withJmxDomain(properties.getJmx().getDomain());
+			String instanceId = properties.getInstanceId();
+			return (instanceId != null) ? settings.withInstanceId(instanceId.trim()) : settings;
+		}
+
+		private static List<ClusterDefinition> clusters(PollingProperties properties) {
+			return properties.getClusters()
+				.entrySet()
+				.stream()
+				.map((entry) -> new ClusterDefinition(entry.getKey(), entry.getValue().getName(), entry.getValue().getWaitTime(),
+						new LinkedHashSet<>(entry.getValue().getPeers())))
+				.toList();
+		}
+
+		private static List<PeerDefinition> peers(PollingProperties properties) {
+			return properties.getPeers().entrySet().stream().map(PollingManagerConfiguration::peer).toList();
+		}
+
+		private static PeerDefinition peer(Map.Entry<String, PollingProperties.Peer> entry) {
+			PollingProperties.Peer peer = entry.getValue();
+			String url = (peer.getUrl() != null && !peer.getUrl().isBlank()) ? peer.getUrl().trim() : null;
+			String host = (url == null && peer.getHost() != null) ? peer.getHost().trim() : null;
+			int port = (url == null && peer.getPort() != null) ? peer.getPort() : 0;
+			return new PeerDefinition(entry.getKey(), host, port, url, peer.getUsername(), peer.getPassword());
+		}
+
+	}
+
+}

@@ -1,0 +1,77 @@
+package dev.polling.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.core.Ordered;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.Order;
+
+/**
+ * Explains a {@code polling.*} value that could not be bound (an unparsable duration, an unknown
+ * policy, a port that is not a number) with the expected format. Runs before Spring Boot's own
+ * bind failure analysis; other properties are left to it.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class PollingBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> {
+
+	@Override
+	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, BindException cause) {
+		ConfigurationProperty property = cause.getProperty();
+		String name = (property != null) ? property.getName().toString() : cause.getName().toString();
+		if (!name.startsWith("polling.")) {
+			return null;
+		}
+		String value = (property == null) ? "not set"
+				: name.endsWith("password") ? "******" : "'" + property.getValue() + "'";
+		String description = "Invalid polling configuration:\n\n    Property: " + name + "\n    Value: " + value
+				+ "\n    Reason: the value cannot be read as " + describe(cause.getTarget().getType())
+				+ ((property != null && property.getOrigin() != null) ? "\n    Origin: " + property.getOrigin() : "");
+		return new FailureAnalysis(description, "Fix: " + fix(name, cause.getTarget().getType()), cause);
+	}
+
+	private static String describe(ResolvableType type) {
+		Class<?> resolved = type.resolve(Object.class);
+		if (Duration.class.equals(resolved)) {
+			return "a duration";
+		}
+		if (resolved.isEnum()) {
+			return "one of " + values(resolved);
+		}
+		if (Integer.class.equals(resolved) || int.class.equals(resolved)) {
+			return "a whole number";
+		}
+		if (Boolean.class.equals(resolved) || boolean.class.equals(resolved)) {
+			return "true or false";
+		}
+		return "a " + resolved.getSimpleName();
+	}
+
+	private static String fix(String name, ResolvableType type) {
+		Class<?> resolved = type.resolve(Object.class);
+		if (Duration.class.equals(resolved)) {
+			String unit = name.endsWith(".wait-time") ? "seconds" : "milliseconds";
+			return "write a number with a unit such as 500ms, 2s or 10m (a plain number means " + unit
+					+ "), or an ISO-8601 duration such as PT10S";
+		}
+		if (resolved.isEnum()) {
+			return "use one of " + values(resolved);
+		}
+		return "correct the value of " + name;
+	}
+
+	private static String values(Class<?> enumType) {
+		return Arrays.stream(enumType.getEnumConstants())
+			.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'))
+			.collect(Collectors.joining(", "));
+	}
+
+}

@@ -1,0 +1,367 @@
+package dev.polling.boot.autoconfigure;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+
+import dev.polling.core.PollingSettings;
+import dev.polling.core.UnreachablePeerPolicy;
+
+/**
+ * Configuration of the polling clusters under {@code polling.*}: the clusters this application
+ * polls, the peers (other instances) it asks, and the JMX server the peers ask in return.
+ * Validated at startup by {@link PollingPropertiesValidator}; every mistake fails with a message
+ * naming the property, the value and the fix.
+ */
+@ConfigurationProperties("polling")
+public class PollingProperties {
+
+	/**
+	 * Whether polling coordination is enabled. When disabled, nothing is configured and the
+	 * polling annotations have no effect.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Id of this instance, unique among the peers. Used to recognise itself in a shared peer list
+	 * and to break ties (the lower id wins). Defaults to host name and process id.
+	 */
+	private @Nullable String instanceId;
+
+	/**
+	 * Longest time a decision waits for the peers. Must be shorter than half of every cluster's
+	 * wait time.
+	 */
+	private Duration peerTimeout = PollingSettings.DEFAULT_PEER_TIMEOUT;
+
+	/**
+	 * What to assume about a peer that timed out or failed: 'proceed' counts it as idle (fastest
+	 * failover), 'presume-last-known' counts it as holding while it was last seen holding and the
+	 * wait time has not passed since. A peer that refuses the connection always counts as gone.
+	 */
+	private UnreachablePeerPolicy unreachablePeerPolicy = UnreachablePeerPolicy.PROCEED;
+
+	private final Jmx jmx = new Jmx();
+
+	/**
+	 * Other instances of this application, by id (e.g. SERVER2). A list shared by all instances
+	 * may include the instance itself; it recognises itself and does not ask itself. No peers
+	 * means standalone mode: every poll is granted.
+	 */
+	private final Map<String, Peer> peers = new LinkedHashMap<>();
+
+	/**
+	 * Polling clusters, by id as used in code (e.g. MAILABRUF_CLUSTER).
+	 */
+	private final Map<String, Cluster> clusters = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable String getInstanceId() {
+		return this.instanceId;
+	}
+
+	public void setInstanceId(@Nullable String instanceId) {
+		this.instanceId = instanceId;
+	}
+
+	public Duration getPeerTimeout() {
+		return this.peerTimeout;
+	}
+
+	public void setPeerTimeout(Duration peerTimeout) {
+		this.peerTimeout = peerTimeout;
+	}
+
+	public UnreachablePeerPolicy getUnreachablePeerPolicy() {
+		return this.unreachablePeerPolicy;
+	}
+
+	public void setUnreachablePeerPolicy(UnreachablePeerPolicy unreachablePeerPolicy) {
+		this.unreachablePeerPolicy = unreachablePeerPolicy;
+	}
+
+	public Jmx getJmx() {
+		return this.jmx;
+	}
+
+	public Map<String, Peer> getPeers() {
+		return this.peers;
+	}
+
+	public Map<String, Cluster> getClusters() {
+		return this.clusters;
+	}
+
+	/** JMX settings. */
+	public static class Jmx {
+
+		/**
+		 * JMX domain of the cluster MBeans. Must be the same on every instance.
+		 */
+		private String domain = PollingSettings.DEFAULT_JMX_DOMAIN;
+
+		private final Server server = new Server();
+
+		public String getDomain() {
+			return this.domain;
+		}
+
+		public void setDomain(String domain) {
+			this.domain = domain;
+		}
+
+		public Server getServer() {
+			return this.server;
+		}
+
+	}
+
+	/**
+	 * The JMX connector server the peers talk to. Started when a port is set; otherwise the
+	 * cluster MBeans are registered in the platform MBean server and the JVM's own JMX agent can
+	 * serve them.
+	 */
+	public static class Server {
+
+		/**
+		 * Port of the JMX connector server (RMI registry and RMI objects share it). Setting it
+		 * starts the server.
+		 */
+		private @Nullable Integer port;
+
+		/**
+		 * Address the JMX connector server listens on. A non-loopback address requires a
+		 * username and password unless allow-unauthenticated is set.
+		 */
+		private String bindAddress = "127.0.0.1";
+
+		/**
+		 * Host name the peers connect to, for containers and NAT. Defaults to the bind address,
+		 * or the local host name when bound to all interfaces.
+		 */
+		private @Nullable String advertisedHost;
+
+		/**
+		 * User the peers must authenticate as.
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Password the peers must give.
+		 */
+		private @Nullable String password;
+
+		/**
+		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS. Not supported yet.
+		 */
+		private @Nullable String sslBundle;
+
+		/**
+		 * Whether a non-loopback bind address without username and password is accepted.
+		 */
+		private boolean allowUnauthenticated;
+
+		public @Nullable Integer getPort() {
+			return this.port;
+		}
+
+		public void setPort(@Nullable Integer port) {
+			this.port = port;
+		}
+
+		public String getBindAddress() {
+			return this.bindAddress;
+		}
+
+		public void setBindAddress(String bindAddress) {
+			this.bindAddress = bindAddress;
+		}
+
+		public @Nullable String getAdvertisedHost() {
+			return this.advertisedHost;
+		}
+
+		public void setAdvertisedHost(@Nullable String advertisedHost) {
+			this.advertisedHost = advertisedHost;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public @Nullable String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(@Nullable String sslBundle) {
+			this.sslBundle = sslBundle;
+		}
+
+		public boolean isAllowUnauthenticated() {
+			return this.allowUnauthenticated;
+		}
+
+		public void setAllowUnauthenticated(boolean allowUnauthenticated) {
+			this.allowUnauthenticated = allowUnauthenticated;
+		}
+
+	}
+
+	/** Another instance, reached over JMX by host and port or by URL. */
+	public static class Peer {
+
+		/**
+		 * Host name or address of the peer's JMX server.
+		 */
+		private @Nullable String host;
+
+		/**
+		 * Port of the peer's JMX server (its RMI registry).
+		 */
+		private @Nullable Integer port;
+
+		/**
+		 * Full JMX service URL of the peer, instead of host and port.
+		 */
+		private @Nullable String url;
+
+		/**
+		 * User for JMX authentication at the peer.
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Password for JMX authentication at the peer.
+		 */
+		private @Nullable String password;
+
+		/**
+		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS to this peer. Not supported yet.
+		 */
+		private @Nullable String sslBundle;
+
+		public @Nullable String getHost() {
+			return this.host;
+		}
+
+		public void setHost(@Nullable String host) {
+			this.host = host;
+		}
+
+		public @Nullable Integer getPort() {
+			return this.port;
+		}
+
+		public void setPort(@Nullable Integer port) {
+			this.port = port;
+		}
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+		public @Nullable String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(@Nullable String sslBundle) {
+			this.sslBundle = sslBundle;
+		}
+
+	}
+
+	/** A polling cluster. */
+	public static class Cluster {
+
+		/**
+		 * Display name (JMX, endpoint). Defaults to the cluster id.
+		 */
+		private @Nullable String name;
+
+		/**
+		 * How long the holder must have been idle before another instance may take over; at
+		 * least 10s, recommended twice the timer delay. A number without unit means seconds,
+		 * as in isy-polling.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration waitTime;
+
+		/**
+		 * Ids of the peers this cluster asks. Empty means all configured peers.
+		 */
+		private List<String> peers = new ArrayList<>();
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+		public @Nullable Duration getWaitTime() {
+			return this.waitTime;
+		}
+
+		public void setWaitTime(@Nullable Duration waitTime) {
+			this.waitTime = waitTime;
+		}
+
+		public List<String> getPeers() {
+			return this.peers;
+		}
+
+		public void setPeers(List<String> peers) {
+			this.peers = peers;
+		}
+
+	}
+
+}

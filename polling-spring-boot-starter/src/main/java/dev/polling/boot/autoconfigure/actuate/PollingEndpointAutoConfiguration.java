@@ -1,0 +1,32 @@
+package dev.polling.boot.autoconfigure.actuate;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.polling.boot.actuate.PollingEndpoint;
+import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.core.PollingManager;
+
+/**
+ * Auto-configuration of the {@link PollingEndpoint}, when the actuator is on the classpath and the
+ * endpoint is exposed. Its pause/resume operation needs
+ * {@code management.endpoint.polling.access=unrestricted}.
+ */
+@AutoConfiguration(after = PollingAutoConfiguration.class)
+@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(PollingManager.class)
+@ConditionalOnAvailableEndpoint(PollingEndpoint.class)
+public final class PollingEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PollingEndpoint pollingEndpoint(PollingManager manager) {
+		return new PollingEndpoint(manager);
+	}
+
+}

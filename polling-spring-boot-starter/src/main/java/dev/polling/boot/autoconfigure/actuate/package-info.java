@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of the {@code polling} actuator endpoint.
+ */
+@NullMarked
+package dev.polling.boot.autoconfigure.actuate;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,266 @@
+package dev.polling.boot;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.metrics.PollingMetrics;
+import dev.polling.core.PollingManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Two Spring Boot applications in one JVM, each with its own JMX server, peers of each other, one
+ * cluster ticking every second: exactly one holds it, both are healthy, the meters move, and a pause
+ * through the endpoint hands the cluster over within a tick. No password shows anywhere.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class TwoInstancesIntegrationTests {
+
+	private static final String CLUSTER = "MAILABRUF_CLUSTER";
+
+	private static final String PASSWORD = "It-S3cret-pw-7";
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private final JsonMapper json = JsonMapper.builder().build();
+
+	private final List<ConfigurableApplicationContext> contexts = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.contexts.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void exactlyOneOfTwoInstancesPollsAndAPauseHandsTheClusterOver(CapturedOutput output) throws Exception {
+		int jmxA = freePort();
+		int jmxB = freePort();
+		ConfigurableApplicationContext a = start("a", jmxA, jmxA, jmxB);
+		ConfigurableApplicationContext b = start("b", jmxB, jmxA, jmxB);
+		Map<String, ConfigurableApplicationContext> instances = new LinkedHashMap<>();
+		instances.put("a", a);
+		instances.put("b", b);
+
+		// exactly one holder, seen through the endpoint
+		await().atMost(Duration.ofSeconds(20)).until(() -> holders(instances).size() == 1);
+		String holderId = holders(instances).get(0);
+		String standbyId = holderId.equals("a") ? "b" : "a";
+		ConfigurableApplicationContext holder = instances.get(holderId);
+		ConfigurableApplicationContext standby = instances.get(standbyId);
+		await().atMost(Duration.ofSeconds(5)).until(() -> decisions(standby.getBean(MeterRegistry.class), "refused") >= 2);
+		assertThat(holders(instances)).containsExactly(holderId);
+		JsonNode holderCluster = get(holder, "/actuator/polling").get("clusters").get(CLUSTER);
+		assertThat(holderCluster.get("lastDecision").get("outcome").asString()).isEqualTo("granted");
+		JsonNode standbyCluster = get(standby, "/actuator/polling/" + CLUSTER);
+		assertThat(standbyCluster.get("holding").asBoolean()).isFalse();
+		assertThat(standbyCluster.get("lastDecision").get("reason").asString()).isEqualTo("peer-active");
+		assertThat(peerState(standbyCluster, holderId)).isEqualTo("answered");
+		assertThat(context(holder).counts()).isPositive();
+		assertThat(context(standby).counts()).isZero();
+
+		// health: UP on both, with holding details
+		JsonNode holderHealth = get(holder, "/actuator/health/polling");
+		JsonNode standbyHealth = get(standby, "/actuator/health/polling");
+		assertThat(holderHealth.get("status").asString()).isEqualTo("UP");
+		assertThat(standbyHealth.get("status").asString()).isEqualTo("UP");
+		assertThat(holderHealth.get("components").get(CLUSTER).get("details").get("holding").asBoolean()).isTrue();
+		assertThat(standbyHealth.get("components").get(CLUSTER).get("details").get("holding").asBoolean()).isFalse();
+		assertThat(standbyHealth.get("components").get(CLUSTER).get("details").get("peersReachable").asString()).isEqualTo("1/1");
+
+		// meters exist and move
+		MeterRegistry holderMeters = holder.getBean(MeterRegistry.class);
+		MeterRegistry standbyMeters = standby.getBean(MeterRegistry.class);
+		assertThat(holderMeters.get(PollingMetrics.HOLDING).tag("cluster", CLUSTER).gauge().value()).isEqualTo(1.0);
+		assertThat(standbyMeters.get(PollingMetrics.HOLDING).tag("cluster", CLUSTER).gauge().value()).isEqualTo(0.0);
+		assertThat(holderMeters.get(PollingMetrics.TAKEOVERS).tag("cluster", CLUSTER).counter().count()).isGreaterThanOrEqualTo(1);
+		assertThat(holderMeters.get(PollingMetrics.ACTIVITY_AGE).tag("cluster", CLUSTER).timeGauge().value()).isLessThan(10);
+		double granted = decisions(holderMeters, "granted");
+		double refused = decisions(standbyMeters, "refused");
+		assertThat(standbyMeters.get(PollingMetrics.DECISIONS).tags("cluster", CLUSTER, "reason", "peer-active").counter().count())
+			.isPositive();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> decisions(holderMeters, "granted") > granted && decisions(standbyMeters, "refused") > refused);
+		assertThat(standbyMeters.get(PollingMetrics.PEER_REQUESTS).tags("cluster", CLUSTER, "peer", holderId.toUpperCase(),
+				"state", "answered").timer().count()).isPositive();
+		assertThat(holderMeters.get(PollingMetrics.DECISION_DURATION).tags("cluster", CLUSTER, "outcome", "granted").timer().count())
+			.isPositive();
+
+		// pause on the holder through the endpoint: the other takes over within a tick
+		HttpResponse<String> paused = post(holder, "/actuator/polling/" + CLUSTER + "/pause");
+		assertThat(paused.statusCode()).isEqualTo(200);
+		assertThat(this.json.readTree(paused.body()).get("paused").asBoolean()).isTrue();
+		long pausedAt = System.nanoTime();
+		await().atMost(Duration.ofMillis(2500)).pollInterval(Duration.ofMillis(20))
+			.until(() -> standby.getBean(PollingManager.class).isHolding(CLUSTER));
+		long handoverMillis = (System.nanoTime() - pausedAt) / 1_000_000;
+		assertThat(handoverMillis).isLessThan(2500);
+		assertThat(holders(instances)).containsExactly(standbyId);
+		assertThat(get(holder, "/actuator/health/polling").get("components").get(CLUSTER).get("details").get("paused").asBoolean())
+			.isTrue();
+		int standbyCycles = context(standby).counts();
+		await().atMost(Duration.ofSeconds(5)).until(() -> context(standby).counts() > standbyCycles);
+
+		// resume: the old holder competes again but stays on standby while the other holds
+		assertThat(post(holder, "/actuator/polling/" + CLUSTER + "/resume").statusCode()).isEqualTo(200);
+		assertThat(holder.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
+		assertThat(post(holder, "/actuator/polling/" + CLUSTER + "/explode").statusCode()).isEqualTo(400);
+		assertThat(post(holder, "/actuator/polling/NO_SUCH_CLUSTER/pause").statusCode()).isEqualTo(400);
+		assertThat(this.http.send(HttpRequest.newBuilder(uri(holder, "/actuator/polling/NO_SUCH_CLUSTER")).GET().build(),
+				HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+
+		// no password anywhere
+		for (ConfigurableApplicationContext context : this.contexts) {
+			assertThat(getBody(context, "/actuator/polling")).doesNotContain(PASSWORD).contains("\"username\":\"polling\"");
+			assertThat(getBody(context, "/actuator/health")).doesNotContain(PASSWORD);
+		}
+		assertThat(output.getAll()).contains("now holds cluster").doesNotContain(PASSWORD);
+	}
+
+	@Test
+	void keepsPauseUnavailableUnlessAccessIsGranted() throws Exception {
+		int jmx = freePort();
+		ConfigurableApplicationContext context = start("solo", jmx, "management.endpoint.polling.access=read-only",
+				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+		assertThat(get(context, "/actuator/polling").get("standalone").asBoolean()).isTrue();
+		HttpResponse<String> response = post(context, "/actuator/polling/" + CLUSTER + "/pause");
+		assertThat(response.statusCode()).isIn(404, 405);
+		assertThat(context.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
+	}
+
+	private ConfigurableApplicationContext start(String id, int ownJmxPort, int jmxA, int jmxB) {
+		return start(id, ownJmxPort, "management.endpoint.polling.access=unrestricted", "polling.jmx.server.username=polling",
+				"polling.jmx.server.password=" + PASSWORD, "polling.peers.A.host=127.0.0.1", "polling.peers.A.port=" + jmxA,
+				"polling.peers.A.username=polling", "polling.peers.A.password=" + PASSWORD, "polling.peers.B.host=127.0.0.1",
+				"polling.peers.B.port=" + jmxB, "polling.peers.B.username=polling", "polling.peers.B.password=" + PASSWORD,
+				"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+	}
+
+	private ConfigurableApplicationContext start(String id, int ownJmxPort, String... properties) {
+		List<String> all = new ArrayList<>(List.of("spring.application.name=instance-" + id, "server.port=0",
+				"server.address=127.0.0.1", "spring.main.banner-mode=off",
+				"management.endpoints.web.exposure.include=polling,health", "management.endpoint.health.show-details=always",
+				"polling.instance-id=" + id, "polling.peer-timeout=2s", "polling.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
+				"polling.jmx.server.port=" + ownJmxPort));
+		all.addAll(List.of(properties));
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)
+			.properties(all.toArray(String[]::new))
+			.run();
+		this.contexts.add(context);
+		return context;
+	}
+
+	private static TickCounter context(ConfigurableApplicationContext context) {
+		return context.getBean(TickCounter.class);
+	}
+
+	private List<String> holders(Map<String, ConfigurableApplicationContext> instances) throws Exception {
+		List<String> holders = new ArrayList<>();
+		for (Map.Entry<String, ConfigurableApplicationContext> entry : instances.entrySet()) {
+			if (get(entry.getValue(), "/actuator/polling").get("clusters").get(CLUSTER).get("holding").asBoolean()) {
+				holders.add(entry.getKey());
+			}
+		}
+		return holders;
+	}
+
+	private static String peerState(JsonNode cluster, String peerInstanceId) {
+		for (JsonNode peer : cluster.get("peers")) {
+			if (peer.get("id").asString().equalsIgnoreCase(peerInstanceId)) {
+				return peer.get("state").asString();
+			}
+		}
+		return null;
+	}
+
+	private static double decisions(MeterRegistry registry, String outcome) {
+		return registry.find(PollingMetrics.DECISIONS).tags("cluster", CLUSTER, "outcome", outcome).counters().stream()
+			.mapToDouble((counter) -> counter.count())
+			.sum();
+	}
+
+	private JsonNode get(ConfigurableApplicationContext context, String path) throws Exception {
+		return this.json.readTree(getBody(context, path));
+	}
+
+	private String getBody(ConfigurableApplicationContext context, String path) throws Exception {
+		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri(context, path)).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as("GET %s", path).isEqualTo(200);
+		return response.body();
+	}
+
+	private HttpResponse<String> post(ConfigurableApplicationContext context, String path) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(uri(context, path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+				HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static URI uri(ConfigurableApplicationContext context, String path) {
+		return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port") + path);
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@EnableScheduling
+	static class TestApplication {
+
+		@Bean
+		TickCounter tickCounter() {
+			return new TickCounter();
+		}
+
+	}
+
+	/** Ticks every second; polls only while granted (the method runs only then). */
+	static class TickCounter {
+
+		final AtomicInteger cycles = new AtomicInteger();
+
+		@Scheduled(fixedDelay = 1000)
+		@PollingCycle("MAILABRUF_CLUSTER")
+		void poll() {
+			this.cycles.incrementAndGet();
+		}
+
+		int counts() {
+			return this.cycles.get();
+		}
+
+	}
+
+}

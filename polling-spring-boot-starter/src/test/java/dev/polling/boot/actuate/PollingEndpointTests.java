@@ -1,0 +1,102 @@
+package dev.polling.boot.actuate;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+
+import dev.polling.boot.actuate.PollingEndpoint.ClusterDescriptor;
+import dev.polling.boot.actuate.PollingEndpoint.PollingDescriptor;
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+class PollingEndpointTests {
+
+	private static final String PASSWORD = "endpoint-Secret-9";
+
+	private final PollingManager manager = PollingManager.builder()
+		.settings(PollingSettings.defaults().withInstanceId("endpoint").withPeerTimeout(Duration.ofMillis(300)))
+		.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)).withName("XY-Nachrichten"))
+		.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1).withCredentials("polling", PASSWORD))
+		.build();
+
+	private final PollingEndpoint endpoint = new PollingEndpoint(this.manager);
+
+	@AfterEach
+	void close() {
+		this.manager.close();
+	}
+
+	@Test
+	void describesEveryClusterWithItsPeers() {
+		PollingDescriptor polling = this.endpoint.polling();
+		assertThat(polling.instanceId()).isEqualTo("endpoint");
+		assertThat(polling.standalone()).isFalse();
+		assertThat(polling.unreachablePeerPolicy()).isEqualTo("proceed");
+		ClusterDescriptor cluster = polling.clusters().get("MAILABRUF_CLUSTER");
+		assertThat(cluster.name()).isEqualTo("XY-Nachrichten");
+		assertThat(cluster.waitTime()).isEqualTo("PT10S");
+		assertThat(cluster.holding()).isFalse();
+		assertThat(cluster.lastDecision()).isNull();
+		assertThat(cluster.peers()).singleElement().satisfies((peer) -> {
+			assertThat(peer.id()).isEqualTo("SERVER2");
+			assertThat(peer.address()).isEqualTo("127.0.0.1:1");
+			assertThat(peer.username()).isEqualTo("polling");
+			assertThat(peer.state()).isNull();
+		});
+	}
+
+	@Test
+	void showsTheLastDecisionAndWhatEachPeerSaid() {
+		assertThat(this.manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+		ClusterDescriptor cluster = this.endpoint.cluster("MAILABRUF_CLUSTER");
+		assertThat(cluster.holding()).isTrue();
+		assertThat(cluster.lastActivity()).isNotNull();
+		assertThat(cluster.elapsedMillis()).isNotNull();
+		assertThat(cluster.lastDecision().outcome()).isEqualTo("granted");
+		assertThat(cluster.lastDecision().reason()).isEqualTo("no-active-peer");
+		assertThat(cluster.peers()).singleElement().satisfies((peer) -> {
+			assertThat(peer.state()).isEqualTo("refused");
+			assertThat(peer.fault()).isEqualTo("connection-refused");
+			assertThat(peer.latencyMillis()).isNotNull();
+		});
+	}
+
+	@Test
+	void neverSerializesAPassword() {
+		this.manager.tryStartPolling("MAILABRUF_CLUSTER");
+		String json = JsonMapper.builder().build().writeValueAsString(this.endpoint.polling());
+		assertThat(json).contains("\"username\":\"polling\"").doesNotContain(PASSWORD).doesNotContainIgnoringCase("password");
+	}
+
+	@Test
+	void answersNothingForAnUnknownCluster() {
+		assertThat(this.endpoint.cluster("NOPE")).isNull();
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.handover("NOPE", "pause"))
+			.withMessageContaining("MAILABRUF_CLUSTER");
+	}
+
+	@Test
+	void pausesAndResumesACluster() {
+		this.manager.tryStartPolling("MAILABRUF_CLUSTER");
+		ClusterDescriptor paused = this.endpoint.handover("MAILABRUF_CLUSTER", "pause");
+		assertThat(paused.paused()).isTrue();
+		assertThat(paused.holding()).isFalse();
+		assertThat(this.manager.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
+		assertThat(this.endpoint.handover("MAILABRUF_CLUSTER", "resume").paused()).isFalse();
+		assertThat(this.manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+		assertThatExceptionOfType(InvalidEndpointRequestException.class)
+			.isThrownBy(() -> this.endpoint.handover("MAILABRUF_CLUSTER", "release"))
+			.withMessageContaining("use pause or resume");
+	}
+
+}

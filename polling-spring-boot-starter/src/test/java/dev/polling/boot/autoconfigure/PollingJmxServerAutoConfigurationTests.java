@@ -1,0 +1,108 @@
+package dev.polling.boot.autoconfigure;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
+import java.util.Map;
+import java.util.Set;
+
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.polling.core.PollingManager;
+import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.jmx.PollingJmxServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/** The JMX connector server the starter opens when {@code polling.jmx.server.port} is set. */
+class PollingJmxServerAutoConfigurationTests {
+
+	private static final String PASSWORD = "jmx-S3cret-42";
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class))
+		.withPropertyValues("polling.instance-id=jmx", "polling.jmx.domain=dev.polling.jmxtest",
+				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+
+	@Test
+	void servesOnlyThePollingMBeansToAnAuthenticatedRemoteClient() throws Exception {
+		int port = freePort();
+		this.runner
+			.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
+					"polling.jmx.server.password=" + PASSWORD)
+			.run((context) -> {
+				PollingJmxServer server = context.getBean(PollingJmxServer.class);
+				assertThat(server.port()).isEqualTo(port);
+				ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
+				try (JMXConnector connector = connect(port, "polling", PASSWORD)) {
+					MBeanServerConnection connection = connector.getMBeanServerConnection();
+					Set<ObjectName> names = connection.queryNames(null, null);
+					assertThat(names).contains(cluster);
+					assertThat(names).doesNotContain(new ObjectName("java.lang:type=Runtime"));
+					assertThat(names).allMatch((name) -> name.getDomain().equals("dev.polling.jmxtest")
+							|| name.getDomain().equals("JMImplementation"));
+					assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+				}
+				assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(cluster)).isFalse();
+				assertThat(context.getBean(PollingManager.class).tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+			});
+	}
+
+	@Test
+	void rejectsWrongCredentials() throws Exception {
+		int port = freePort();
+		this.runner
+			.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
+					"polling.jmx.server.password=" + PASSWORD)
+			.run((context) -> {
+				assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, "polling", "wrong").close());
+				assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, null, null).close());
+			});
+	}
+
+	@Test
+	void stopsTheServerOnShutdown() throws Exception {
+		int port = freePort();
+		this.runner.withPropertyValues("polling.jmx.server.port=" + port)
+			.run((context) -> connect(port, null, null).close());
+		assertThatExceptionOfType(IOException.class).isThrownBy(() -> connect(port, null, null).close());
+	}
+
+	@Test
+	void reportsAPortInUseWithThePropertyName() throws Exception {
+		try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+			int port = taken.getLocalPort();
+			this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(InvalidPollingConfigurationException.class)
+					.hasMessageContaining("polling.jmx.server.port = " + port)
+					.hasMessageContaining("choose a free port");
+			});
+		}
+	}
+
+	static JMXConnector connect(int port, String username, String password) throws IOException {
+		JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+		Map<String, Object> env = (username != null) ? Map.of(JMXConnector.CREDENTIALS, new String[] { username, password })
+				: Map.of();
+		return JMXConnectorFactory.connect(url, env);
+	}
+
+	static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+}

@@ -1,0 +1,156 @@
+package dev.polling.boot.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+/**
+ * Every bad configuration fails startup with one message naming the property, the value and the
+ * fix, and never shows a password.
+ */
+class PollingPropertiesValidationTests {
+
+	private static final String SECRET = "s3cr3t-Passw0rd";
+
+	private static final String CLUSTER = "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s";
+
+	private static final String PEER_HOST = "polling.peers.SERVER2.host=localhost";
+
+	private static final String PEER_PORT = "polling.peers.SERVER2.port=9010";
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class))
+		.withPropertyValues("polling.instance-id=validation", "polling.jmx.domain=dev.polling.validationtest");
+
+	static Stream<Arguments> badConfigurations() {
+		return Stream.of(
+				arguments("wait time of 5s", List.of("polling.clusters.MAILABRUF_CLUSTER.wait-time=5s"),
+						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "5s", "at least 10s"),
+				arguments("cluster without wait time", List.of("polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten"),
+						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "not set", "at least 10s"),
+				arguments("peer timeout of half the wait time", List.of(CLUSTER, "polling.peer-timeout=5s"),
+						"polling.peer-timeout", "5s", "lower polling.peer-timeout below 5s"),
+				arguments("cluster naming an unknown peer",
+						List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.clusters.MAILABRUF_CLUSTER.peers=SERVER9"),
+						"polling.clusters.MAILABRUF_CLUSTER.peers", "'SERVER9'", "define polling.peers.SERVER9"),
+				arguments("peer with neither host nor url", List.of(CLUSTER, "polling.peers.SERVER2.port=9010"),
+						"polling.peers.SERVER2.host", "not set", "or polling.peers.SERVER2.url"),
+				arguments("peer port 0", List.of(CLUSTER, PEER_HOST, "polling.peers.SERVER2.port=0"), "polling.peers.SERVER2.port",
+						"= 0", "from 1 to 65535"),
+				arguments("peer port 70000", List.of(CLUSTER, PEER_HOST, "polling.peers.SERVER2.port=70000"),
+						"polling.peers.SERVER2.port", "70000", "from 1 to 65535"),
+				arguments("JMX server port 70000", List.of(CLUSTER, "polling.jmx.server.port=70000"), "polling.jmx.server.port",
+						"70000", "from 1 to 65535"),
+				arguments("blank peer host", List.of(CLUSTER, "polling.peers.SERVER2.host= ", PEER_PORT), "polling.peers.SERVER2.host",
+						"''", "set the host name"),
+				arguments("peer password without username", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.password=" + SECRET),
+						"polling.peers.SERVER2.username", "not set", "set polling.peers.SERVER2.username"),
+				arguments("JMX server password without username",
+						List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.password=" + SECRET),
+						"polling.jmx.server.username", "not set", "set polling.jmx.server.username"),
+				arguments("JMX server on 0.0.0.0 without credentials",
+						List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.bind-address=0.0.0.0"),
+						"polling.jmx.server.bind-address", "'0.0.0.0'", "set polling.jmx.server.username and polling.jmx.server.password"),
+				arguments("two peers with the same address",
+						List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER3.host=LOCALHOST", "polling.peers.SERVER3.port=9010"),
+						"polling.peers.SERVER3.host", "'localhost:9010'", "remove one of them"),
+				arguments("blank instance id", List.of(CLUSTER, "polling.instance-id= "), "polling.instance-id", "''",
+						"remove polling.instance-id"),
+				arguments("JMX server TLS", List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.ssl-bundle=polling"),
+						"polling.jmx.server.ssl-bundle", "'polling'", "not supported yet"),
+				arguments("peer TLS", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.ssl-bundle=polling"),
+						"polling.peers.SERVER2.ssl-bundle", "'polling'", "not supported yet"),
+				arguments("JMX server credentials without port", List.of(CLUSTER, "polling.jmx.server.username=polling",
+						"polling.jmx.server.password=" + SECRET), "polling.jmx.server.username", "'polling'", "set polling.jmx.server.port"),
+				arguments("peer url that is no JMX URL", List.of(CLUSTER, "polling.peers.SERVER2.url=http://localhost:9010"),
+						"polling.peers.SERVER2.url", "'http://localhost:9010'", "service:jmx:rmi"),
+				arguments("bad JMX domain", List.of(CLUSTER, "polling.jmx.domain=a:b"), "polling.jmx.domain", "'a:b'", "dev.polling"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badConfigurations")
+	void failsStartupWithOneMessageNamingPropertyValueAndFix(String description, List<String> properties, String property,
+			String value, String fix) {
+		this.runner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			InvalidPollingConfigurationException cause = findCause(failure, InvalidPollingConfigurationException.class);
+			assertThat(cause).as("cause of %s", failure).isNotNull();
+			assertThat(cause.getProperty()).isEqualTo(property);
+			assertThat(cause.getMessage()).contains(property).contains(value).contains("Fix: ").contains(fix);
+			FailureAnalysis analysis = new PollingFailureAnalyzer().analyze(failure);
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("Property: " + property).contains("Value: ");
+			assertThat(analysis.getAction()).contains(fix);
+			for (Throwable t = failure; t != null; t = t.getCause()) {
+				assertThat(t.getMessage()).doesNotContain(SECRET);
+			}
+			assertThat(analysis.getDescription() + analysis.getAction()).doesNotContain(SECRET);
+		});
+	}
+
+	@Test
+	void explainsAnUnparsableDuration() {
+		this.runner.withPropertyValues(CLUSTER, "polling.peer-timeout=two seconds").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new PollingBindFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("Property: polling.peer-timeout")
+				.contains("Value: 'two seconds'")
+				.contains("a duration");
+			assertThat(analysis.getAction()).contains("500ms, 2s or 10m");
+		});
+	}
+
+	@Test
+	void explainsAnUnparsableWaitTimeAsSecondsByDefault() {
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=ten").run((context) -> {
+			FailureAnalysis analysis = new PollingBindFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("polling.clusters.MAILABRUF_CLUSTER.wait-time").contains("'ten'");
+			assertThat(analysis.getAction()).contains("a plain number means seconds");
+		});
+	}
+
+	@Test
+	void explainsAnUnknownPolicy() {
+		this.runner.withPropertyValues(CLUSTER, "polling.unreachable-peer-policy=hope").run((context) -> {
+			FailureAnalysis analysis = new PollingBindFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).contains("polling.unreachable-peer-policy").contains("'hope'");
+			assertThat(analysis.getAction()).contains("proceed, presume-last-known");
+		});
+	}
+
+	@Test
+	void acceptsAValidConfiguration() {
+		this.runner
+			.withPropertyValues(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.username=polling",
+					"polling.peers.SERVER2.password=" + SECRET, "polling.peer-timeout=4999ms")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	private static <T extends Throwable> T findCause(Throwable failure, Class<T> type) {
+		List<Throwable> seen = new ArrayList<>();
+		for (Throwable t = failure; t != null && !seen.contains(t); t = t.getCause()) {
+			seen.add(t);
+			if (type.isInstance(t)) {
+				return type.cast(t);
+			}
+		}
+		return null;
+	}
+
+}
