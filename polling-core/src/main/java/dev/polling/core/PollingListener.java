@@ -22,7 +22,8 @@ public interface PollingListener {
 	 * This instance started or stopped holding a cluster.
 	 * @param clusterId the cluster
 	 * @param holding whether it holds now
-	 * @param takeover true when it acquired a cluster that it did not hold before
+	 * @param takeover true when it acquired a cluster that a peer was last seen holding (false for a
+	 *        first acquisition nobody held before, and whenever {@code holding} is false)
 	 */
 	default void onHoldChanged(String clusterId, boolean holding, boolean takeover) {
 	}

@@ -591,6 +591,10 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	private void afterDecision(ClusterRuntime c, Decision decision) {
+		if (decision.reason() == Reason.PEER_ACTIVE || decision.reason() == Reason.PEER_PRESUMED_ACTIVE
+				|| decision.reason() == Reason.YIELDED_TO_PEER) {
+			c.peerHeldSince = true;
+		}
 		if (decision.reason() != Reason.LOCAL_CYCLE_RUNNING) {
 			updateHeld(c, c.state.isHolding());
 		}
@@ -608,14 +612,17 @@ public final class PollingManager implements AutoCloseable {
 			return;
 		}
 		c.held = holding;
+		boolean takeover = holding && c.peerHeldSince;
 		if (holding) {
-			logger.info("This instance ({}) now holds cluster '{}'", this.settings.instanceId(), c.definition.id());
+			c.peerHeldSince = false;
+			logger.info("This instance ({}) now holds cluster '{}'{}", this.settings.instanceId(), c.definition.id(),
+					takeover ? ", taking over from a peer" : "");
 		}
 		else {
 			logger.info("This instance ({}) no longer holds cluster '{}'", this.settings.instanceId(), c.definition.id());
 		}
 		try {
-			this.listener.onHoldChanged(c.definition.id(), holding, holding);
+			this.listener.onHoldChanged(c.definition.id(), holding, takeover);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Polling listener failed on hold change", ex);
@@ -692,6 +699,9 @@ public final class PollingManager implements AutoCloseable {
 		volatile @Nullable Decision lastDecision;
 
 		volatile boolean held;
+
+		/** Whether a peer was seen holding since this instance last held: the next acquisition is a takeover. */
+		volatile boolean peerHeldSince;
 
 		ClusterRuntime(ClusterDefinition definition, List<PeerDefinition> peers, ClusterState state) {
 			this.definition = definition;

@@ -57,6 +57,28 @@ class PollingManagerTest {
 	}
 
 	@Test
+	void reportsATakeoverOnlyWhenAPeerHeldTheClusterBefore() {
+		List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+		PollingListener listener = new PollingListener() {
+
+			@Override
+			public void onHoldChanged(String clusterId, boolean holding, boolean takeover) {
+				events.add(clusterId + " holding=" + holding + " takeover=" + takeover);
+			}
+
+		};
+		this.instances = Instance.cluster(2, UnaryOperator.identity(), (b) -> b.timeSource(this.time).listener(listener));
+		PollingManager a = this.instances.get(0).manager();
+		PollingManager b = this.instances.get(1).manager();
+		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
+		assertThat(b.decide(CLUSTER).isGranted()).isFalse();
+		a.pause(CLUSTER);
+		assertThat(b.decide(CLUSTER).isGranted()).isTrue();
+		assertThat(events).containsExactly(CLUSTER + " holding=true takeover=false", CLUSTER + " holding=false takeover=false",
+				CLUSTER + " holding=true takeover=true");
+	}
+
+	@Test
 	void ignoresWallClockJumpsForElapsedTimes() {
 		List<PollingManager> m = cluster(2, UnaryOperator.identity());
 		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
