@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -330,10 +329,6 @@ public final class JmxPeerClient implements PeerClient {
 		catch (IOException | RuntimeException ex) {
 			logger.trace("Closing a JMX connector failed", ex);
 		}
-	}
-
-	static List<String> attributeNames() {
-		return List.of(ATTRIBUTES);
 	}
 
 }

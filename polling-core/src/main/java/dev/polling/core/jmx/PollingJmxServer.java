@@ -19,6 +19,7 @@ import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 import javax.management.remote.JMXAuthenticator;
+import javax.management.remote.JMXConnectorServer;
 import javax.management.remote.JMXPrincipal;
 import javax.management.remote.JMXServiceURL;
 import javax.management.remote.rmi.RMIConnectorServer;
@@ -73,7 +74,7 @@ public final class PollingJmxServer implements AutoCloseable {
 			env.put(RMIConnectorServer.CREDENTIALS_FILTER_PATTERN, "java.lang.String;!*");
 			env.put(RMIConnectorServer.SERIAL_FILTER_PATTERN, SERIAL_FILTER);
 			if (settings.username() != null) {
-				env.put(JMXConnectorServerAttributes.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
+				env.put(JMXConnectorServer.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
 			}
 			RMIJRMPServerImpl rmiServer = new RMIJRMPServerImpl(settings.port(), csf, ssf, env);
 			this.connectorServer = new RMIConnectorServer(new JMXServiceURL("rmi", this.host, this.port), env, rmiServer, mbeanServer);
@@ -156,13 +157,6 @@ public final class PollingJmxServer implements AutoCloseable {
 			return InetAddress.getLocalHost().getHostName();
 		}
 		return bind.getHostAddress();
-	}
-
-	/** Attribute names of the JMX connector server environment. */
-	private static final class JMXConnectorServerAttributes {
-
-		static final String AUTHENTICATOR = javax.management.remote.JMXConnectorServer.AUTHENTICATOR;
-
 	}
 
 	/** Server sockets bound to one address. Identity equality: each server gets its own listener. */
