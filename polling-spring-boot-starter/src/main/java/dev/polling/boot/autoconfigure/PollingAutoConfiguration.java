@@ -25,6 +25,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
+import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
@@ -84,17 +85,32 @@ public final class PollingAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		PollingManager pollingManager(PollingProperties properties, ObjectProvider<PollingJmxServer> jmxServer,
-				ObjectProvider<PollingListener> listeners) {
+				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators) {
 			PollingPropertiesValidator.validate(properties);
 			PollingJmxServer server = jmxServer.getIfAvailable();
 			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
-			PollingManager manager = PollingManager.builder()
+			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
-				.mbeanServer(mbeanServer)
-				.build();
+				.mbeanServer(mbeanServer);
+			properties.getClusters().forEach((id, cluster) -> {
+				PollingProperties.Coordination coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
+						: properties.getCoordination();
+				if (coordination == PollingProperties.Coordination.JDBC) {
+					ClusterCoordinator coordinator = coordinators.getIfAvailable();
+					if (coordinator == null) {
+						String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
+								: "polling.coordination";
+						throw new InvalidPollingConfigurationException(property, "jdbc",
+								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource",
+								"add spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
+					}
+					builder.coordinator(id, coordinator);
+				}
+			});
+			PollingManager manager = builder.build();
 			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
 					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
 					(server != null) ? "the polling JMX server at " + server.serviceUrl() : "the platform MBean server");
