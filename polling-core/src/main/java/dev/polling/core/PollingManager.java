@@ -108,7 +108,13 @@ public final class PollingManager implements AutoCloseable {
 		}
 		this.clusters = Collections.unmodifiableMap(runtimes);
 		this.ownsPeerClient = builder.peerClient == null;
-		this.peerClient = (builder.peerClient != null) ? builder.peerClient : new JmxPeerClient(this.settings, this.time);
+		for (String peerId : builder.peerTls.keySet()) {
+			if (!this.peers.containsKey(peerId)) {
+				throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + this.peers.keySet());
+			}
+		}
+		this.peerClient = (builder.peerClient != null) ? builder.peerClient
+				: new JmxPeerClient(this.settings, this.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
 		this.mbeanServer = builder.mbeanServer;
 		List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map((c) -> c.definition.id()).toList();
 		if (!standalone.isEmpty()) {
@@ -853,7 +859,19 @@ public final class PollingManager implements AutoCloseable {
 
 		private final Map<String, ClusterCoordinator> coordinators = new LinkedHashMap<>();
 
+		private final Map<String, javax.net.ssl.SSLContext> peerTls = new LinkedHashMap<>();
+
 		private Builder() {
+		}
+
+		/**
+		 * Talks to the peer over TLS with the given context (its trust store must trust the peer's
+		 * certificate; its key material is presented when the peer requires client certificates).
+		 */
+		public Builder peerTls(String peerId, javax.net.ssl.SSLContext context) {
+			this.peerTls.put(Objects.requireNonNull(peerId, "peerId must not be null"),
+					Objects.requireNonNull(context, "context must not be null"));
+			return this;
 		}
 
 		/**
