@@ -181,9 +181,24 @@ public class PollingProperties {
 		private @Nullable String password;
 
 		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS. Not supported yet.
+		 * Name of the SSL bundle (spring.ssl.bundle.*) whose key the JMX server presents; turns on
+		 * TLS for registry and objects. Peers then need polling.peers.<id>.ssl-bundle with a trust
+		 * store that trusts it.
 		 */
 		private @Nullable String sslBundle;
+
+		/**
+		 * Whether clients must present a certificate that the server's SSL bundle trusts.
+		 */
+		private boolean requireClientCertificate;
+
+		public boolean isRequireClientCertificate() {
+			return this.requireClientCertificate;
+		}
+
+		public void setRequireClientCertificate(boolean requireClientCertificate) {
+			this.requireClientCertificate = requireClientCertificate;
+		}
 
 		/**
 		 * Whether a non-loopback bind address without username and password is accepted.
@@ -277,7 +292,9 @@ public class PollingProperties {
 		private @Nullable String password;
 
 		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS to this peer. Not supported yet.
+		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS to this peer: its trust store must
+		 * trust the peer's certificate; its key is presented when the peer requires client
+		 * certificates.
 		 */
 		private @Nullable String sslBundle;
 
