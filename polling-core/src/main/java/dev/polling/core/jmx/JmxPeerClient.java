@@ -54,8 +54,7 @@ public final class JmxPeerClient implements PeerClient {
 
 	private static final Logger logger = LoggerFactory.getLogger(JmxPeerClient.class);
 
-	private static final String[] ATTRIBUTES = { PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
-			PollingClusterMXBean.CANDIDATE_AGE_MILLIS };
+	private final String[] attributes;
 
 	private static final long MIN_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -84,6 +83,7 @@ public final class JmxPeerClient implements PeerClient {
 		this.settings = settings;
 		this.time = time;
 		this.maxPendingPerPeer = maxPendingPerPeer;
+		this.attributes = attributeNames(settings.jmxContract()).toArray(String[]::new);
 		AtomicInteger count = new AtomicInteger();
 		this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (r) -> {
 			Thread thread = new Thread(r, "polling-peer-" + count.incrementAndGet());
@@ -198,10 +198,11 @@ public final class JmxPeerClient implements PeerClient {
 			}
 			this.lastConnectFailure = null;
 			this.backoffNanos = 0;
-			ObjectName name = JmxNames.clusterName(JmxPeerClient.this.settings.jmxDomain(), cluster.id());
+			ObjectName name = JmxPeerClient.this.settings.jmxContract().objectName(JmxPeerClient.this.settings.jmxDomain(), cluster);
 			AttributeList attributes;
 			try {
-				attributes = conn.getAttributes(name, ATTRIBUTES);
+				// Attributes a peer lacks (isy-polling: instance id, candidacy) are simply absent from the answer.
+				attributes = conn.getAttributes(name, JmxPeerClient.this.attributes);
 			}
 			catch (InstanceNotFoundException ex) {
 				return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
@@ -218,13 +219,14 @@ public final class JmxPeerClient implements PeerClient {
 			for (Attribute attribute : attributes.asList()) {
 				values.put(attribute.getName(), attribute.getValue());
 			}
-			Object elapsed = values.get(PollingClusterMXBean.ELAPSED_MILLIS);
+			String elapsedAttribute = JmxPeerClient.this.settings.jmxContract().elapsedAttribute();
+			Object elapsed = values.get(elapsedAttribute);
 			if (elapsed == null) {
 				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start,
-						"MBean " + name + " has no readable attribute " + PollingClusterMXBean.ELAPSED_MILLIS);
+						"MBean " + name + " has no readable attribute " + elapsedAttribute);
 			}
 			if (!(elapsed instanceof Long || elapsed instanceof Integer)) {
-				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start, "attribute " + PollingClusterMXBean.ELAPSED_MILLIS
+				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start, "attribute " + elapsedAttribute
 						+ " of " + name + " is a " + elapsed.getClass().getSimpleName() + ", expected long");
 			}
 			Object instanceId = values.get(PollingClusterMXBean.INSTANCE_ID);
@@ -333,7 +335,11 @@ public final class JmxPeerClient implements PeerClient {
 	}
 
 	static List<String> attributeNames() {
-		return List.of(ATTRIBUTES);
+		return attributeNames(JmxContract.NATIVE);
+	}
+
+	static List<String> attributeNames(JmxContract contract) {
+		return List.of(contract.elapsedAttribute(), PollingClusterMXBean.INSTANCE_ID, PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
 	}
 
 }
