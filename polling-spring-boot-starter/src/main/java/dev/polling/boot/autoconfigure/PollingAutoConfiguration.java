@@ -30,6 +30,7 @@ import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.jmx.JmxContract;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 
@@ -69,7 +70,7 @@ public final class PollingAutoConfiguration {
 			PollingProperties.Server server = properties.getJmx().getServer();
 			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
-					Duration.ofSeconds(30), false);
+					Duration.ofSeconds(30), portableStubs(properties));
 			try {
 				return PollingJmxServer.start(settings);
 			}
@@ -105,9 +106,18 @@ public final class PollingAutoConfiguration {
 			PollingSettings settings = PollingSettings.defaults()
 				.withPeerTimeout(properties.getPeerTimeout())
 				.withUnreachablePeerPolicy(properties.getUnreachablePeerPolicy())
-				.withJmxDomain(properties.getJmx().getDomain());
+				.withJmxDomain(properties.getJmx().effectiveDomain())
+				.withJmxContract(properties.getJmx().getContract());
 			String instanceId = properties.getInstanceId();
 			return (instanceId != null) ? settings.withInstanceId(instanceId.trim()) : settings;
+		}
+
+		/**
+		 * isy-polling instances cannot load this library's socket factory classes from a stub, so
+		 * under the isy-polling contract the server hands out plain JDK stubs.
+		 */
+		private static boolean portableStubs(PollingProperties properties) {
+			return properties.getJmx().getContract() == JmxContract.ISY_POLLING;
 		}
 
 		private static List<ClusterDefinition> clusters(PollingProperties properties) {
