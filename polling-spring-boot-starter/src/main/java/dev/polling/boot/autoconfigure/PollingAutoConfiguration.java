@@ -72,7 +72,11 @@ public final class PollingAutoConfiguration {
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
 					Duration.ofSeconds(30), portableStubs(properties));
 			try {
-				return PollingJmxServer.start(settings);
+				PollingJmxServer started = PollingJmxServer.start(settings);
+				if (settings.portableStubs()) {
+					warnIfStubsNameAnotherHost(started.host());
+				}
+				return started;
 			}
 			catch (IOException ex) {
 				throw new InvalidPollingConfigurationException("polling.jmx.server.port", String.valueOf(server.getPort()),
@@ -110,6 +114,27 @@ public final class PollingAutoConfiguration {
 				.withJmxContract(properties.getJmx().getContract());
 			String instanceId = properties.getInstanceId();
 			return (instanceId != null) ? settings.withInstanceId(instanceId.trim()) : settings;
+		}
+
+		/**
+		 * Plain JDK stubs carry the host RMI picks for the whole JVM ({@code java.rmi.server.hostname},
+		 * else the local host's address), not the advertised host: say so when the two differ.
+		 */
+		private static void warnIfStubsNameAnotherHost(String advertised) {
+			String rmiHost = System.getProperty("java.rmi.server.hostname");
+			if (rmiHost == null) {
+				try {
+					rmiHost = java.net.InetAddress.getLocalHost().getHostAddress();
+				}
+				catch (java.net.UnknownHostException ex) {
+					rmiHost = "unknown";
+				}
+			}
+			if (!rmiHost.equals(advertised)) {
+				logger.warn("polling.jmx.contract=isy-polling: the polling JMX server hands out plain JDK stubs, which name host '{}' "
+						+ "rather than '{}'; if isy-polling peers cannot connect, start the JVM with -Djava.rmi.server.hostname={}",
+						rmiHost, advertised, advertised);
+			}
 		}
 
 		/**
