@@ -777,9 +777,14 @@ public final class PollingManager implements AutoCloseable {
 			return this.c.definition.waitTime().toMillis();
 		}
 
+		/**
+		 * isy-polling peers read only this attribute and know no candidacy; while this instance is a
+		 * candidate it reports 0 (just active), so that an isy-polling peer asking during the settle
+		 * time is refused. Instances of ours read {@code ElapsedMillis} instead.
+		 */
 		@Override
 		public long getZeitraumLetztePollingAktivitaet() {
-			return this.c.state.elapsedMillis();
+			return (this.c.state.candidateAgeMillis() >= 0) ? 0 : this.c.state.elapsedMillis();
 		}
 
 		@Override

@@ -14,7 +14,10 @@ public interface IsyPollingStatusMXBean extends PollingClusterMXBean {
 	/** isy-polling's attribute: the last activity, the epoch ({@code new Date(0)}) for never. */
 	String ZEITPUNKT_LETZTE_POLLING_AKTIVITAET = "ZeitpunktLetztePollingAktivitaet";
 
-	/** Time since the last activity in ms, {@link Long#MAX_VALUE} for never (same as {@link #getElapsedMillis()}). */
+	/**
+	 * Time since the last activity in ms, {@link Long#MAX_VALUE} for never; 0 while this instance is a
+	 * candidate, so that isy-polling peers (which know no candidacy) hold back while it acquires.
+	 */
 	long getZeitraumLetztePollingAktivitaet();
 
 	/** Wall-clock time of the last activity; {@code new Date(0)} for never, as isy-polling reports it. */

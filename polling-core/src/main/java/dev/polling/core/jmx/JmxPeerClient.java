@@ -219,7 +219,10 @@ public final class JmxPeerClient implements PeerClient {
 			for (Attribute attribute : attributes.asList()) {
 				values.put(attribute.getName(), attribute.getValue());
 			}
-			String elapsedAttribute = JmxPeerClient.this.settings.jmxContract().elapsedAttribute();
+			// An instance of ours under the isy-polling contract also has ElapsedMillis: prefer it (its
+			// isy-polling attribute reports a candidacy as activity, for the isy-polling peers' sake).
+			String elapsedAttribute = values.containsKey(PollingClusterMXBean.ELAPSED_MILLIS) ? PollingClusterMXBean.ELAPSED_MILLIS
+					: JmxPeerClient.this.settings.jmxContract().elapsedAttribute();
 			Object elapsed = values.get(elapsedAttribute);
 			if (elapsed == null) {
 				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start,
@@ -339,7 +342,11 @@ public final class JmxPeerClient implements PeerClient {
 	}
 
 	static List<String> attributeNames(JmxContract contract) {
-		return List.of(contract.elapsedAttribute(), PollingClusterMXBean.INSTANCE_ID, PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
+		if (contract == JmxContract.NATIVE) {
+			return List.of(PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID, PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
+		}
+		return List.of(contract.elapsedAttribute(), PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
+				PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
 	}
 
 }

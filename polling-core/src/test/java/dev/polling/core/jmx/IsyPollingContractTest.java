@@ -114,6 +114,37 @@ class IsyPollingContractTest {
 	}
 
 	@Test
+	void showsItsCandidacyToIsyPollingPeersAsActivitySoThatTheyHoldBackWhileItSettles() throws Exception {
+		PollingJmxServer peerServer = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		this.closeables.add(peerServer);
+		MBeanServer ours = MBeanServerFactory.newMBeanServer();
+		ObjectName ourName = JmxContract.ISY_POLLING.objectName("de.bund.bva.test", CLUSTER);
+		// the stand-in peer, each time it is asked, looks at what an isy-polling peer would read from us at that moment
+		List<Object> seenByIsyPolling = new ArrayList<>();
+		IsyLikeStatus peerStatus = new IsyLikeStatus() {
+
+			@Override
+			public long getZeitraumLetztePollingAktivitaet() {
+				try {
+					seenByIsyPolling.add(ours.getAttribute(ourName, "ZeitraumLetztePollingAktivitaet"));
+				}
+				catch (Exception ex) {
+					seenByIsyPolling.add(ex);
+				}
+				return super.getZeitraumLetztePollingAktivitaet();
+			}
+
+		};
+		peerServer.mbeanServer().registerMBean(new StandardMBean(peerStatus, IsyLikeStatusMBean.class), ourName);
+		PollingManager manager = manager(ours, List.of(dev.polling.core.PeerDefinition.of("SERVER2", "127.0.0.1", peerServer.port())));
+
+		assertThat(manager.decide(Instance.CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		// first round: not yet a candidate (never active); second round, while settling: a candidate, shown as just active
+		assertThat(seenByIsyPolling).containsExactly(Long.MAX_VALUE, 0L);
+		assertThat((Long) ours.getAttribute(ourName, "ZeitraumLetztePollingAktivitaet")).isBetween(0L, 5_000L);
+	}
+
+	@Test
 	void instancesOfOursRecogniseThemselvesAndEachOtherUnderTheIsyPollingContract() {
 		List<Instance> instances = Instance.cluster(2, (s) -> s.withJmxContract(JmxContract.ISY_POLLING));
 		this.closeables.addAll(instances);
@@ -147,7 +178,7 @@ class IsyPollingContractTest {
 
 	}
 
-	static final class IsyLikeStatus implements IsyLikeStatusMBean {
+	static class IsyLikeStatus implements IsyLikeStatusMBean {
 
 		volatile long elapsed = Long.MAX_VALUE;
 
