@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
 import dev.polling.core.Decision.Outcome;
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.internal.ClusterState;
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.jmx.IsyPollingStatusMXBean;
+import dev.polling.core.jmx.JmxContract;
 import dev.polling.core.jmx.JmxPeerClient;
 import dev.polling.core.jmx.PollingClusterMXBean;
 
@@ -695,13 +698,14 @@ public final class PollingManager implements AutoCloseable {
 			return;
 		}
 		for (ClusterRuntime c : this.clusters.values()) {
-			ObjectName name = JmxNames.clusterName(this.settings.jmxDomain(), c.definition.id());
+			JmxContract contract = this.settings.jmxContract();
+			ObjectName name = contract.objectName(this.settings.jmxDomain(), c.definition);
 			try {
 				if (this.mbeanServer.isRegistered(name)) {
 					this.mbeanServer.unregisterMBean(name);
 					logger.warn("Replaced an MBean already registered as {}", name);
 				}
-				this.mbeanServer.registerMBean(new ClusterMBean(c), name);
+				this.mbeanServer.registerMBean(mbean(contract, new ClusterMBean(c)), name);
 				this.registeredMBeans.add(name);
 			}
 			catch (Exception ex) {
@@ -709,6 +713,13 @@ public final class PollingManager implements AutoCloseable {
 				throw new IllegalStateException("Could not register the polling MBean " + name + ": " + ex.getMessage(), ex);
 			}
 		}
+	}
+
+	/** The MBean with exactly the contract's management interface (no isy-polling attributes in the native one). */
+	private static <T extends PollingClusterMXBean> StandardMBean mbean(JmxContract contract, ClusterMBean mbean) {
+		@SuppressWarnings("unchecked")
+		Class<T> type = (Class<T>) contract.mbeanInterface();
+		return new StandardMBean(type.cast(mbean), type, true);
 	}
 
 	private void unregisterMBeans() {
@@ -784,7 +795,7 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	/** The MBean peers read; one per cluster. */
-	private final class ClusterMBean implements PollingClusterMXBean {
+	private final class ClusterMBean implements IsyPollingStatusMXBean {
 
 		private final ClusterRuntime c;
 
@@ -836,6 +847,22 @@ public final class PollingManager implements AutoCloseable {
 		@Override
 		public long getWaitTimeMillis() {
 			return this.c.definition.waitTime().toMillis();
+		}
+
+		/**
+		 * isy-polling peers read only this attribute and know no candidacy; while this instance is a
+		 * candidate it reports 0 (just active), so that an isy-polling peer asking during the settle
+		 * time is refused. Instances of ours read {@code ElapsedMillis} instead.
+		 */
+		@Override
+		public long getZeitraumLetztePollingAktivitaet() {
+			return (this.c.state.candidateAgeMillis() >= 0) ? 0 : this.c.state.elapsedMillis();
+		}
+
+		@Override
+		public Date getZeitpunktLetztePollingAktivitaet() {
+			long elapsed = this.c.state.elapsedMillis();
+			return (elapsed == Long.MAX_VALUE) ? new Date(0) : Date.from(PollingManager.this.time.now().minusMillis(elapsed));
 		}
 
 	}

@@ -5,6 +5,8 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.polling.core.jmx.JmxContract;
+
 /**
  * Settings shared by all clusters of one instance.
  *
@@ -16,9 +18,11 @@ import java.util.Objects;
  * @param grantProtocol how a cluster that nobody holds is acquired
  * @param settleTime how long a candidate waits after announcing itself before it asks again
  * @param jmxDomain the JMX domain of the cluster MBeans, the same on every instance
+ * @param jmxContract the ObjectName and attributes used to register this instance's MBeans and to read
+ *        the peers'; {@link JmxContract#ISY_POLLING} for clusters mixed with isy-polling instances
  */
 public record PollingSettings(String instanceId, Duration peerTimeout, UnreachablePeerPolicy unreachablePeerPolicy,
-		GrantProtocol grantProtocol, Duration settleTime, String jmxDomain) {
+		GrantProtocol grantProtocol, Duration settleTime, String jmxDomain, JmxContract jmxContract) {
 
 	/** Default peer timeout: 2 seconds. */
 	public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(2);
@@ -48,6 +52,13 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 		if (jmxDomain.indexOf(':') >= 0 || jmxDomain.indexOf('=') >= 0 || jmxDomain.indexOf('*') >= 0 || jmxDomain.indexOf('?') >= 0) {
 			throw new IllegalArgumentException("jmxDomain '" + jmxDomain + "' contains one of : = * ?; use a package-like name such as dev.polling");
 		}
+		jmxContract = (jmxContract != null) ? jmxContract : JmxContract.NATIVE;
+	}
+
+	/** Settings with this library's own JMX contract ({@link JmxContract#NATIVE}). */
+	public PollingSettings(String instanceId, Duration peerTimeout, UnreachablePeerPolicy unreachablePeerPolicy,
+			GrantProtocol grantProtocol, Duration settleTime, String jmxDomain) {
+		this(instanceId, peerTimeout, unreachablePeerPolicy, grantProtocol, settleTime, jmxDomain, JmxContract.NATIVE);
 	}
 
 	/** Defaults: instance id from host name and pid, 2 s peer timeout, policy PROCEED, protocol ANNOUNCE. */
@@ -76,27 +87,32 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 	}
 
 	public PollingSettings withInstanceId(String instanceId) {
-		return new PollingSettings(instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain);
+		return new PollingSettings(instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withPeerTimeout(Duration peerTimeout) {
-		return new PollingSettings(this.instanceId, peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain);
+		return new PollingSettings(this.instanceId, peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withUnreachablePeerPolicy(UnreachablePeerPolicy policy) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, policy, this.grantProtocol, this.settleTime, this.jmxDomain);
+		return new PollingSettings(this.instanceId, this.peerTimeout, policy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withGrantProtocol(GrantProtocol grantProtocol) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, grantProtocol, this.settleTime, this.jmxDomain);
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withSettleTime(Duration settleTime) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, settleTime, this.jmxDomain);
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, settleTime, this.jmxDomain, this.jmxContract);
+	}
+
+	public PollingSettings withJmxContract(JmxContract jmxContract) {
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime,
+				this.jmxDomain, jmxContract);
 	}
 
 	public PollingSettings withJmxDomain(String jmxDomain) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, jmxDomain);
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, jmxDomain, this.jmxContract);
 	}
 
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -54,8 +55,7 @@ public final class JmxPeerClient implements PeerClient {
 
 	private static final Logger logger = LoggerFactory.getLogger(JmxPeerClient.class);
 
-	private static final String[] ATTRIBUTES = { PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
-			PollingClusterMXBean.CANDIDATE_AGE_MILLIS };
+	private final String[] attributes;
 
 	private static final long MIN_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -100,6 +100,7 @@ public final class JmxPeerClient implements PeerClient {
 		this.settings = settings;
 		this.time = time;
 		this.maxPendingPerPeer = maxPendingPerPeer;
+		this.attributes = attributeNames(settings.jmxContract()).toArray(String[]::new);
 		AtomicInteger count = new AtomicInteger();
 		this.executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), (r) -> {
 			Thread thread = new Thread(r, "polling-peer-" + count.incrementAndGet());
@@ -214,10 +215,11 @@ public final class JmxPeerClient implements PeerClient {
 			}
 			this.lastConnectFailure = null;
 			this.backoffNanos = 0;
-			ObjectName name = JmxNames.clusterName(JmxPeerClient.this.settings.jmxDomain(), cluster.id());
+			ObjectName name = JmxPeerClient.this.settings.jmxContract().objectName(JmxPeerClient.this.settings.jmxDomain(), cluster);
 			AttributeList attributes;
 			try {
-				attributes = conn.getAttributes(name, ATTRIBUTES);
+				// Attributes a peer lacks (isy-polling: instance id, candidacy) are simply absent from the answer.
+				attributes = conn.getAttributes(name, JmxPeerClient.this.attributes);
 			}
 			catch (InstanceNotFoundException ex) {
 				return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
@@ -234,13 +236,17 @@ public final class JmxPeerClient implements PeerClient {
 			for (Attribute attribute : attributes.asList()) {
 				values.put(attribute.getName(), attribute.getValue());
 			}
-			Object elapsed = values.get(PollingClusterMXBean.ELAPSED_MILLIS);
+			// An instance of ours under the isy-polling contract also has ElapsedMillis: prefer it (its
+			// isy-polling attribute reports a candidacy as activity, for the isy-polling peers' sake).
+			String elapsedAttribute = values.containsKey(PollingClusterMXBean.ELAPSED_MILLIS) ? PollingClusterMXBean.ELAPSED_MILLIS
+					: JmxPeerClient.this.settings.jmxContract().elapsedAttribute();
+			Object elapsed = values.get(elapsedAttribute);
 			if (elapsed == null) {
 				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start,
-						"MBean " + name + " has no readable attribute " + PollingClusterMXBean.ELAPSED_MILLIS);
+						"MBean " + name + " has no readable attribute " + elapsedAttribute);
 			}
 			if (!(elapsed instanceof Long || elapsed instanceof Integer)) {
-				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start, "attribute " + PollingClusterMXBean.ELAPSED_MILLIS
+				return failed(PeerState.ERROR, PeerFault.BAD_RESPONSE, start, "attribute " + elapsedAttribute
 						+ " of " + name + " is a " + elapsed.getClass().getSimpleName() + ", expected long");
 			}
 			Object instanceId = values.get(PollingClusterMXBean.INSTANCE_ID);
@@ -350,6 +356,18 @@ public final class JmxPeerClient implements PeerClient {
 		catch (IOException | RuntimeException ex) {
 			logger.trace("Closing a JMX connector failed", ex);
 		}
+	}
+
+	static List<String> attributeNames() {
+		return attributeNames(JmxContract.NATIVE);
+	}
+
+	static List<String> attributeNames(JmxContract contract) {
+		if (contract == JmxContract.NATIVE) {
+			return List.of(PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID, PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
+		}
+		return List.of(contract.elapsedAttribute(), PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
+				PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
 	}
 
 }

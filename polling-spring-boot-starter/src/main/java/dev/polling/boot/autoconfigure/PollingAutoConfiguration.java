@@ -35,6 +35,7 @@ import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.jmx.JmxContract;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 
@@ -74,13 +75,17 @@ public final class PollingAutoConfiguration {
 			PollingProperties.Server server = properties.getJmx().getServer();
 			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
-					Duration.ofSeconds(30), false);
+					Duration.ofSeconds(30), portableStubs(properties));
 			PollingJmxServer.ServerTls tls = (server.getSslBundle() != null)
 					? new PollingJmxServer.ServerTls(sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
 							server.isRequireClientCertificate())
 					: null;
 			try {
-				return PollingJmxServer.start(settings, MBeanServerFactory.newMBeanServer(), tls);
+				PollingJmxServer started = PollingJmxServer.start(settings, MBeanServerFactory.newMBeanServer(), tls);
+				if (settings.portableStubs()) {
+					warnIfStubsNameAnotherHost(started.host());
+				}
+				return started;
 			}
 			catch (IOException ex) {
 				throw new InvalidPollingConfigurationException("polling.jmx.server.port", String.valueOf(server.getPort()),
@@ -152,9 +157,39 @@ public final class PollingAutoConfiguration {
 			PollingSettings settings = PollingSettings.defaults()
 				.withPeerTimeout(properties.getPeerTimeout())
 				.withUnreachablePeerPolicy(properties.getUnreachablePeerPolicy())
-				.withJmxDomain(properties.getJmx().getDomain());
+				.withJmxDomain(properties.getJmx().effectiveDomain())
+				.withJmxContract(properties.getJmx().getContract());
 			String instanceId = properties.getInstanceId();
 			return (instanceId != null) ? settings.withInstanceId(instanceId.trim()) : settings;
+		}
+
+		/**
+		 * Plain JDK stubs carry the host RMI picks for the whole JVM ({@code java.rmi.server.hostname},
+		 * else the local host's address), not the advertised host: say so when the two differ.
+		 */
+		private static void warnIfStubsNameAnotherHost(String advertised) {
+			String rmiHost = System.getProperty("java.rmi.server.hostname");
+			if (rmiHost == null) {
+				try {
+					rmiHost = java.net.InetAddress.getLocalHost().getHostAddress();
+				}
+				catch (java.net.UnknownHostException ex) {
+					rmiHost = "unknown";
+				}
+			}
+			if (!rmiHost.equals(advertised)) {
+				logger.warn("polling.jmx.contract=isy-polling: the polling JMX server hands out plain JDK stubs, which name host '{}' "
+						+ "rather than '{}'; if isy-polling peers cannot connect, start the JVM with -Djava.rmi.server.hostname={}",
+						rmiHost, advertised, advertised);
+			}
+		}
+
+		/**
+		 * isy-polling instances cannot load this library's socket factory classes from a stub, so
+		 * under the isy-polling contract the server hands out plain JDK stubs.
+		 */
+		private static boolean portableStubs(PollingProperties properties) {
+			return properties.getJmx().getContract() == JmxContract.ISY_POLLING;
 		}
 
 		private static List<ClusterDefinition> clusters(PollingProperties properties) {

@@ -14,6 +14,7 @@ import org.springframework.boot.convert.DurationUnit;
 
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
+import dev.polling.core.jmx.JmxContract;
 
 /**
  * Configuration of the polling clusters under {@code polling.*}: the clusters this application
@@ -125,18 +126,42 @@ public class PollingProperties {
 	public static class Jmx {
 
 		/**
-		 * JMX domain of the cluster MBeans. Must be the same on every instance.
+		 * JMX domain of the cluster MBeans. Must be the same on every instance. Defaults to
+		 * dev.polling, or with the isy-polling contract to isy-polling's default
+		 * de.bund.bva.isyfact.polling.
 		 */
-		private String domain = PollingSettings.DEFAULT_JMX_DOMAIN;
+		private @Nullable String domain;
+
+		/**
+		 * ObjectName and attributes of the cluster MBeans, used to register this instance's and to
+		 * read the peers': 'native', or 'isy-polling' for a cluster that still has isy-polling
+		 * instances (MBean type=PollingStatus,name="Polling-Aktivitaet-<cluster name>", attribute
+		 * ZeitraumLetztePollingAktivitaet). Must be the same on every instance.
+		 */
+		private JmxContract contract = JmxContract.NATIVE;
 
 		private final Server server = new Server();
 
-		public String getDomain() {
+		public @Nullable String getDomain() {
 			return this.domain;
 		}
 
-		public void setDomain(String domain) {
+		public void setDomain(@Nullable String domain) {
 			this.domain = domain;
+		}
+
+		/** The configured domain, or the contract's default. */
+		public String effectiveDomain() {
+			return (this.domain != null) ? this.domain : ((this.contract == JmxContract.ISY_POLLING)
+					? JmxContract.ISY_POLLING.defaultDomain() : PollingSettings.DEFAULT_JMX_DOMAIN);
+		}
+
+		public JmxContract getContract() {
+			return this.contract;
+		}
+
+		public void setContract(JmxContract contract) {
+			this.contract = contract;
 		}
 
 		public Server getServer() {

@@ -52,8 +52,12 @@ public final class PollingPropertiesValidator {
 			throw invalid("unreachable-peer-policy", "not set", "a policy is required",
 					"set polling.unreachable-peer-policy to proceed or presume-last-known");
 		}
+		if (properties.getJmx().getContract() == null) {
+			throw invalid("jmx.contract", "not set", "a JMX contract is required",
+					"set polling.jmx.contract to native, or to isy-polling while the cluster still has isy-polling instances");
+		}
 		String domain = properties.getJmx().getDomain();
-		if (domain == null || domain.isBlank() || domain.chars().anyMatch((ch) -> ":=*?,\"".indexOf(ch) >= 0)) {
+		if (domain != null && (domain.isBlank() || domain.chars().anyMatch((ch) -> ":=*?,\"".indexOf(ch) >= 0))) {
 			throw invalid("jmx.domain", quote(domain), "a JMX domain must not be blank nor contain : = * ? , or quotes",
 					"set polling.jmx.domain to a package-like name such as dev.polling (the same on every instance)");
 		}

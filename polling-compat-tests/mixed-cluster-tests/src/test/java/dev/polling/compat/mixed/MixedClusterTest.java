@@ -1,0 +1,222 @@
+package dev.polling.compat.mixed;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.JarURLConnection;
+import java.net.ServerSocket;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A mixed cluster: one JVM runs isy-polling 4.0.0 (its own class path with Spring 6.1, resolved by
+ * Maven in the isy-polling-peer module; its {@code PollingMBean} exported under isy-polling's
+ * ObjectName and served by the JVM's own JMX agent), the other runs this starter configured with
+ * isy-polling's {@code isy.polling.*} keys (hence the isy-polling JMX contract) and its own JMX
+ * server. They are each other's only peer, share one cluster with a 10 s wait time and tick every
+ * 500 ms. In both directions: while one holds the cluster the other is refused; when the holder
+ * stops polling for longer than the wait time, or is killed, the other takes over.
+ */
+class MixedClusterTest {
+
+	private static final String DOMAIN = "de.bund.bva.mixed";
+
+	private static final String CLUSTER = OurPollingApplication.CLUSTER;
+
+	private static final String CLUSTER_NAME = "XY-Nachrichten";
+
+	private static final int WAIT_SECONDS = 10;
+
+	private static final long TICK_MILLIS = 500;
+
+	private final List<ChildJvm> children = new ArrayList<>();
+
+	private int isyPort;
+
+	private int ourPort;
+
+	@BeforeEach
+	void choosePorts() throws IOException {
+		this.isyPort = freePort();
+		this.ourPort = freePort();
+	}
+
+	@AfterEach
+	void stop() {
+		this.children.forEach(ChildJvm::destroy);
+	}
+
+	@Test
+	void oursIsRefusedWhileIsyPollingHoldsAndTakesOverWhenItStopsAndIsyPollingTakesOverWhenOursDies() throws Exception {
+		ChildJvm isy = startIsyPolling();
+		await().atMost(Duration.ofSeconds(30)).until(() -> isy.firstSince(0, "granted") >= 0);
+		ChildJvm ours = startOurs();
+
+		// isy-polling holds: ours is refused, isy-polling keeps polling
+		int oursMark = ours.mark();
+		int isyMark = isy.mark();
+		awaitDecisions(ours, oursMark, 4);
+		assertThat(ours.decisionsSince(oursMark)).as("ours while isy-polling holds").allMatch((d) -> d.equals("refused PEER_ACTIVE"));
+		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while it holds").isNotEmpty().allMatch((d) -> d.equals("granted"));
+
+		// isy-polling stops polling: ours takes over once the wait time has passed since isy-polling's last activity
+		long takeover = takeoverAfterStop(isy, ours);
+		System.out.printf("isy-polling stopped: ours took over %d ms after isy-polling's last activity%n", takeover);
+		assertThat(takeover).as("ms from isy-polling's last activity to our takeover").isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
+
+		// ours holds: isy-polling, ticking again, is refused
+		isyMark = isy.mark();
+		oursMark = ours.mark();
+		isy.send("start");
+		awaitDecisions(isy, isyMark, 4);
+		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while ours holds").allMatch((d) -> d.equals("refused"));
+		assertThat(ours.decisionsSince(oursMark)).as("ours while it holds").allMatch((d) -> d.equals("granted RENEWED"));
+
+		// ours dies: isy-polling takes over at its next tick
+		long dies = killAndAwaitTakeover(ours, isy);
+		System.out.printf("ours killed: isy-polling took over %d ms later%n", dies);
+	}
+
+	@Test
+	void isyPollingIsRefusedWhileOursHoldsAndTakesOverWhenItStopsAndOursTakesOverWhenIsyPollingDies() throws Exception {
+		ChildJvm ours = startOurs();
+		await().atMost(Duration.ofSeconds(30)).until(() -> ours.firstSince(0, "granted") >= 0);
+		ChildJvm isy = startIsyPolling();
+
+		// ours holds: isy-polling is refused, ours keeps renewing
+		int isyMark = isy.mark();
+		int oursMark = ours.mark();
+		awaitDecisions(isy, isyMark, 4);
+		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while ours holds").allMatch((d) -> d.equals("refused"));
+		assertThat(ours.decisionsSince(oursMark)).as("ours while it holds").isNotEmpty().allMatch((d) -> d.equals("granted RENEWED"));
+
+		// ours stops polling: isy-polling takes over once the wait time has passed since our last activity
+		long takeover = takeoverAfterStop(ours, isy);
+		System.out.printf("ours stopped: isy-polling took over %d ms after our last activity%n", takeover);
+		assertThat(takeover).as("ms from our last activity to isy-polling's takeover").isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
+
+		// isy-polling holds: ours, ticking again, is refused
+		oursMark = ours.mark();
+		isyMark = isy.mark();
+		ours.send("start");
+		awaitDecisions(ours, oursMark, 4);
+		assertThat(ours.decisionsSince(oursMark)).as("ours while isy-polling holds").allMatch((d) -> d.equals("refused PEER_ACTIVE"));
+		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while it holds").allMatch((d) -> d.equals("granted"));
+
+		// isy-polling dies: ours takes over at its next tick
+		long dies = killAndAwaitTakeover(isy, ours);
+		System.out.printf("isy-polling killed: ours took over %d ms later%n", dies);
+	}
+
+	/**
+	 * Stops the holder's timer and waits for the other to be granted; the other must be refused until
+	 * then. Returns the time from the holder's last grant (its last activity) to the takeover.
+	 */
+	private static long takeoverAfterStop(ChildJvm holder, ChildJvm other) {
+		int otherMark = other.mark();
+		int holderMark = holder.mark();
+		holder.send("stop");
+		await().atMost(Duration.ofSeconds(10)).until(() -> holder.since(holderMark).contains("STOPPED"));
+		long lastActivity = holder.lastBefore("STOPPED", "granted");
+		assertThat(lastActivity).as(holder + " granted before it stopped").isPositive();
+		await().atMost(Duration.ofSeconds(WAIT_SECONDS + 15)).until(() -> other.firstSince(otherMark, "granted") >= 0);
+		long takeover = other.firstSince(otherMark, "granted");
+		List<String> before = other.decisionsSince(otherMark);
+		assertThat(before.subList(0, before.size() - 1)).as(other + " before the takeover").isNotEmpty()
+			.allMatch((d) -> d.startsWith("refused"));
+		assertThat(holder.decisionsAfter("STOPPED")).as(holder + " after it stopped").isEmpty();
+		return (takeover - lastActivity) / 1_000_000L;
+	}
+
+	private static long killAndAwaitTakeover(ChildJvm holder, ChildJvm other) throws InterruptedException {
+		int otherMark = other.mark();
+		long killed = System.nanoTime();
+		holder.kill();
+		await().atMost(Duration.ofSeconds(15)).until(() -> other.firstSince(otherMark, "granted") >= 0);
+		return (other.firstSince(otherMark, "granted") - killed) / 1_000_000L;
+	}
+
+	private static void awaitDecisions(ChildJvm child, int mark, int count) {
+		await().atMost(Duration.ofSeconds(30)).until(() -> child.decisionsSince(mark).size() >= count);
+	}
+
+	private ChildJvm startIsyPolling() throws IOException {
+		String classpath = isyPollingPeerRoot() + java.io.File.pathSeparator + isyPollingClasspath();
+		List<String> command = List.of(java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
+				// the JVM's own JMX agent serves the platform MBean server, as in isy-polling deployments
+				"-Dcom.sun.management.jmxremote.port=" + this.isyPort, "-Dcom.sun.management.jmxremote.rmi.port=" + this.isyPort,
+				"-Dcom.sun.management.jmxremote.host=127.0.0.1", "-Djava.rmi.server.hostname=127.0.0.1",
+				"-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false", "-cp", classpath,
+				"dev.polling.compat.isypeer.IsyPollingPeer", DOMAIN, CLUSTER, CLUSTER_NAME, String.valueOf(WAIT_SECONDS), "127.0.0.1",
+				String.valueOf(this.ourPort), String.valueOf(TICK_MILLIS));
+		ChildJvm child = ChildJvm.start("isy-polling", command, Path.of("target", "mixed-isy-polling.log"));
+		this.children.add(child);
+		return child;
+	}
+
+	private ChildJvm startOurs() throws IOException {
+		String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+		List<String> command = List.of(java(), "-Xmx256m", "-XX:TieredStopAtLevel=1",
+				// plain JDK stubs (isy-polling contract) carry this host
+				"-Djava.rmi.server.hostname=127.0.0.1", "-cp", classpath, OurPollingApplication.class.getName(),
+				"--spring.main.banner-mode=off", "--tick-millis=" + TICK_MILLIS, "--polling.instance-id=ours",
+				"--polling.peer-timeout=1s", "--polling.jmx.server.port=" + this.ourPort,
+				// isy-polling's keys, as the instance had them before it switched library
+				"--isy.polling.jmx.domain=" + DOMAIN, "--isy.polling.jmx.verbindungen.ISY.host=127.0.0.1",
+				"--isy.polling.jmx.verbindungen.ISY.port=" + this.isyPort, "--isy.polling.cluster." + CLUSTER + ".name=" + CLUSTER_NAME,
+				"--isy.polling.cluster." + CLUSTER + ".wartezeit=" + WAIT_SECONDS);
+		ChildJvm child = ChildJvm.start("ours", command, Path.of("target", "mixed-ours.log"));
+		this.children.add(child);
+		return child;
+	}
+
+	/** Where the isy-polling peer's launcher class is: its jar, or its classes folder. */
+	private static String isyPollingPeerRoot() throws IOException {
+		URL resource = resource();
+		try {
+			if (resource.getProtocol().equals("jar")) {
+				return Path.of(((JarURLConnection) resource.openConnection()).getJarFileURL().toURI()).toString();
+			}
+			return Path.of(resource.toURI()).getParent().toString();
+		}
+		catch (URISyntaxException ex) {
+			throw new IOException(ex);
+		}
+	}
+
+	/** isy-polling 4.0.0 and its dependencies, as resolved by Maven for the isy-polling-peer module. */
+	private static String isyPollingClasspath() throws IOException {
+		try (InputStream in = resource().openStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+		}
+	}
+
+	private static URL resource() {
+		URL resource = MixedClusterTest.class.getClassLoader().getResource("isy-polling-peer.classpath");
+		assertThat(resource).as("isy-polling-peer.classpath from the polling-isy-polling-peer module").isNotNull();
+		return resource;
+	}
+
+	private static String java() {
+		return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+}
