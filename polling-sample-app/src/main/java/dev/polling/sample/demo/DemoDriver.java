@@ -156,6 +156,7 @@ public final class DemoDriver {
 		openDatabase();
 		startInstances();
 		awaitAllClustersHeld();
+		distribute();
 
 		Sender sender = new Sender();
 		Thread sending = new Thread(sender, "demo-sender");
@@ -353,6 +354,7 @@ public final class DemoDriver {
 			.append("sample:\n  exit-with-parent: true   # an instance ends when the demo driver ends\n")
 			.append("  mail:\n    imap-port: ").append(this.imapPort).append('\n')
 			.append("    processing-time: 20ms   # simulated business work per mail\n")
+			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (pause/resume)\n")
 			.append("polling:\n  peers:   # all instances share one list; each recognises itself in it\n");
 		for (Instance instance : this.instances) {
 			yaml.append("    ").append(instance.id).append(":\n      host: 127.0.0.1\n      port: ")
@@ -371,6 +373,63 @@ public final class DemoDriver {
 			holders = holders();
 		}
 		printStatus(holders, 0, processedCount());
+	}
+
+	/**
+	 * One cluster per instance, as seed 001 §4.1.1 intends: whichever instance comes up first takes
+	 * every cluster, so the demo hands surplus clusters over with the endpoint's write operation, as
+	 * an operator would. It pauses the cluster on every instance but the target (the holder releases
+	 * it, the others stop competing), waits until the target holds it, and resumes it everywhere.
+	 */
+	private void distribute() throws InterruptedException {
+		Map<String, List<String>> holders = holders();
+		for (String cluster : CLUSTERS) {
+			List<String> held = holders.get(cluster);
+			if (held.size() != 1 || clustersHeldBy(holders, held.get(0)) < 2) {
+				continue;
+			}
+			Optional<Instance> target = this.instances.stream()
+				.filter((i) -> clustersHeldBy(holders(), i.id) == 0)
+				.findFirst();
+			if (target.isEmpty()) {
+				break;
+			}
+			String from = held.get(0);
+			List<Instance> others = this.instances.stream().filter((i) -> i != target.get()).toList();
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/pause"));
+			long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+			while (!holders().get(cluster).contains(target.get().id) && System.nanoTime() < deadline) {
+				Thread.sleep(100);
+			}
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/resume"));
+			holders = holders();
+			say("handover: %s from %s to %s (POST /actuator/polling/%s/pause on the others, then resume)%s", cluster,
+					from, target.get().id, cluster, holders.get(cluster).contains(target.get().id) ? "" : " FAILED");
+		}
+		printStatus(holders, 0, processedCount());
+	}
+
+	private static int clustersHeldBy(Map<String, List<String>> holders, String instanceId) {
+		return (int) holders.values().stream().filter((ids) -> ids.contains(instanceId)).count();
+	}
+
+	private void post(Instance instance, String path) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.httpPort + path))
+			.timeout(Duration.ofSeconds(2))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		try {
+			HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+			if (response.statusCode() != 200) {
+				say("POST %s on %s answered %d", path, instance.id, response.statusCode());
+			}
+		}
+		catch (IOException ex) {
+			say("POST %s on %s failed: %s", path, instance.id, describe(ex));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	// ---- observation ----
