@@ -1,11 +1,17 @@
 package dev.polling.sample;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
@@ -126,6 +132,18 @@ class MailToOrderTests {
 		assertThat(response.body()).contains("polling_holding{cluster=\"MAILBOX_1\"", "polling_decisions_total{",
 				"polling_decision_duration_seconds_count{", "polling_activity_age_seconds{",
 				"polling_inbox_receipts_total{outcome=\"new\",source=\"mailbox-1\"");
+		// the dashboard asks for meters that exist (peer requests only exist with peers: not here)
+		String dashboard = Files.readString(Path.of("grafana/polling-dashboard.json"));
+		Matcher names = Pattern.compile("polling_[a-z_]+").matcher(dashboard);
+		List<String> missing = new ArrayList<>();
+		while (names.find()) {
+			String name = names.group();
+			if (!name.startsWith("polling_peer_requests_seconds_") && !response.body().contains("\n" + name + "{")
+					&& !response.body().contains("\n" + name + " ")) {
+				missing.add(name);
+			}
+		}
+		assertThat(missing).as("meters in grafana/polling-dashboard.json missing at /actuator/prometheus").isEmpty();
 	}
 
 	private void awaitMailboxEmptyAndOrders(String messageId, int orders) {
