@@ -1,28 +1,19 @@
 package dev.polling.sample;
 
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
-import com.icegreen.greenmail.util.ServerSetup;
-import com.icegreen.greenmail.util.ServerSetupTest;
-import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
-import jakarta.mail.Session;
-import jakarta.mail.Transport;
-import jakarta.mail.internet.InternetAddress;
-import jakarta.mail.internet.MimeMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -50,12 +41,7 @@ import static org.awaitility.Awaitility.await;
 class MailToOrderTests {
 
 	@RegisterExtension
-	static final GreenMailExtension mailServer = new GreenMailExtension(ServerSetup.dynamicPort(ServerSetupTest.SMTP_IMAP))
-		.withConfiguration(GreenMailConfiguration.aConfig()
-			.withUser("mailbox-1@demo.local", "mailbox-1", "secret")
-			.withUser("mailbox-2@demo.local", "mailbox-2", "secret")
-			.withUser("mailbox-3@demo.local", "mailbox-3", "secret"))
-		.withPerMethodLifecycle(false);
+	static final GreenMailExtension mailServer = TestMails.mailServerWithTheSampleMailboxes();
 
 	@Autowired
 	private JdbcClient jdbc;
@@ -172,21 +158,7 @@ class MailToOrderTests {
 	}
 
 	private static void send(String mailbox, String messageId, String subject) throws MessagingException {
-		Properties properties = new Properties();
-		properties.put("mail.smtp.host", "127.0.0.1");
-		properties.put("mail.smtp.port", Integer.toString(mailServer.getSmtp().getPort()));
-		Session session = Session.getInstance(properties);
-		MimeMessage mail = new MimeMessage(session) {
-			@Override
-			protected void updateMessageID() throws MessagingException {
-				setHeader("Message-ID", messageId);
-			}
-		};
-		mail.setFrom(new InternetAddress("customer@shop.example"));
-		mail.setRecipient(Message.RecipientType.TO, new InternetAddress(mailbox + "@demo.local"));
-		mail.setSubject(subject);
-		mail.setText("Please send the widgets.\n");
-		Transport.send(mail);
+		TestMails.send(mailServer, mailbox, messageId, subject);
 	}
 
 }
