@@ -49,11 +49,12 @@ import dev.polling.sample.demo.DemoReport.Takeover;
 
 /**
  * The demo behind the README's first command ({@code ./demo.sh}): starts the mail server
- * ({@link DemoMailServer}) and three instances of the sample app as processes of their own, sends
- * mails spread over the three mailboxes, prints every few seconds which instance holds which
- * cluster (from each instance's {@code /actuator/polling}), kills the holder of {@code MAILBOX_1}
- * with SIGKILL a third of the way through and restarts it two thirds through, waits until every
- * mail is processed, stops everything and prints a summary read from the shared database. Its
+ * ({@link DemoMailServer}) and three instances of the sample app as processes of their own, hands
+ * clusters over (the endpoint's pause/resume) until each instance holds one, sends mails spread
+ * over the three mailboxes, prints every few seconds which instance holds which cluster (from each
+ * instance's {@code /actuator/polling}), kills the holder of {@code MAILBOX_1} with SIGKILL a third
+ * of the way through and restarts it two thirds through, waits until every mail is processed,
+ * stops everything and prints a summary read from the shared database ({@link DemoReport}). Its
  * last line is {@code demo: OK sent=N processed=N lost=0 duplicate-rows=0} (exit code 0) or
  * {@code demo: FAILED ...} (exit code 1).
  * <p>

@@ -20,19 +20,19 @@ class MailboxPollers {
 		this.reader = reader;
 	}
 
-	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}", initialDelayString = "${sample.poll-delay-millis:1000}")
+	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}")
 	@PollingCycle("MAILBOX_1")
 	void pollMailbox1() {
 		this.reader.poll("MAILBOX_1");
 	}
 
-	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}", initialDelayString = "${sample.poll-delay-millis:1000}")
+	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}")
 	@PollingCycle("MAILBOX_2")
 	void pollMailbox2() {
 		this.reader.poll("MAILBOX_2");
 	}
 
-	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}", initialDelayString = "${sample.poll-delay-millis:1000}")
+	@Scheduled(fixedDelayString = "${sample.poll-delay-millis:1000}")
 	@PollingCycle("MAILBOX_3")
 	void pollMailbox3() {
 		this.reader.poll("MAILBOX_3");
