@@ -15,6 +15,8 @@ if [ ! -f "$jar" ] || [ -n "$(find pom.xml polling-core polling-spring-boot-star
   ./mvnw -B -q -DskipTests -pl polling-sample-app -am package
 fi
 
+java=java
+if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then java="$JAVA_HOME/bin/java"; fi
 mkdir -p demo-work
-exec java -Dloader.main=dev.polling.sample.demo.DemoDriver -cp "$jar" \
+exec "$java" -Dloader.main=dev.polling.sample.demo.DemoDriver -cp "$jar" \
   org.springframework.boot.loader.launch.PropertiesLauncher "$@"

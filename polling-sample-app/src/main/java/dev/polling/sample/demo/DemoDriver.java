@@ -311,15 +311,21 @@ public final class DemoDriver {
 	}
 
 	private void startInstances() throws Exception {
+		List<int[]> ports = new ArrayList<>();
 		for (int i = 1; i <= 3; i++) {
-			this.instances.add(new Instance("instance-" + i, freePort(), freePort()));
+			ports.add(new int[] { freePort(), freePort() });
 		}
-		Path shared = writeSharedConfiguration();
-		for (Instance instance : this.instances) {
+		Path shared = writeSharedConfiguration(ports);
+		for (int i = 1; i <= 3; i++) {
+			String id = "instance-" + i;
+			int httpPort = ports.get(i - 1)[0];
+			int jmxPort = ports.get(i - 1)[1];
 			List<String> command = List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
-					this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + instance.httpPort,
-					"--polling.jmx.server.port=" + instance.jmxPort, "--polling.instance-id=" + instance.id);
-			instance.process = new DemoProcess(instance.id, command, this.work.resolve("logs/" + instance.id + ".log"));
+					this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + httpPort,
+					"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + id);
+			Instance instance = new Instance(id, httpPort, jmxPort,
+					new DemoProcess(id, command, this.work.resolve("logs/" + id + ".log")));
+			this.instances.add(instance);
 			instance.process.start();
 		}
 		say("starting %s with the shared configuration %s", this.instances.stream()
@@ -346,7 +352,7 @@ public final class DemoDriver {
 		}
 	}
 
-	private Path writeSharedConfiguration() throws IOException {
+	private Path writeSharedConfiguration(List<int[]> ports) throws IOException {
 		StringBuilder yaml = new StringBuilder();
 		yaml.append("# Written by the demo: the configuration the three instances share. Each instance gets only\n")
 			.append("# its own --server.port, --polling.jmx.server.port and --polling.instance-id.\n")
@@ -357,9 +363,9 @@ public final class DemoDriver {
 			.append("    processing-time: 20ms   # simulated business work per mail\n")
 			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (pause/resume)\n")
 			.append("polling:\n  peers:   # all instances share one list; each recognises itself in it\n");
-		for (Instance instance : this.instances) {
-			yaml.append("    ").append(instance.id).append(":\n      host: 127.0.0.1\n      port: ")
-				.append(instance.jmxPort).append('\n');
+		for (int i = 1; i <= ports.size(); i++) {
+			yaml.append("    instance-").append(i).append(":\n      host: 127.0.0.1\n      port: ")
+				.append(ports.get(i - 1)[1]).append('\n');
 		}
 		Path file = this.work.resolve("demo-instances.yml");
 		Files.writeString(file, yaml.toString(), StandardCharsets.UTF_8);
@@ -604,14 +610,10 @@ public final class DemoDriver {
 		say("stopping the instances and the mail server");
 		try {
 			for (Instance instance : this.instances) {
-				if (instance.process != null) {
-					instance.process.requestStop();
-				}
+				instance.process.requestStop();
 			}
 			for (Instance instance : this.instances) {
-				if (instance.process != null) {
-					instance.process.stop(20_000);
-				}
+				instance.process.stop(20_000);
 			}
 			if (this.mailServer != null) {
 				this.mailServer.stop(10_000);
@@ -630,7 +632,7 @@ public final class DemoDriver {
 				}
 			}
 		}
-		long left = this.instances.stream().filter((i) -> i.process != null && i.process.isAlive()).count()
+		long left = this.instances.stream().filter((i) -> i.process.isAlive()).count()
 				+ ((this.mailServer != null && this.mailServer.isAlive()) ? 1 : 0);
 		say("stopped (%d processes of the demo still running)", left);
 	}
@@ -676,24 +678,14 @@ public final class DemoDriver {
 		return (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getSimpleName();
 	}
 
-	/** One instance of the sample app. */
-	private static final class Instance {
-
-		final String id;
-
-		final int httpPort;
-
-		final int jmxPort;
-
-		DemoProcess process;
-
-		Instance(String id, int httpPort, int jmxPort) {
-			this.id = id;
-			this.httpPort = httpPort;
-			this.jmxPort = jmxPort;
-			this.process = new DemoProcess(id, List.of(), Path.of(id + ".log"));
-		}
-
+	/**
+	 * One instance of the sample app.
+	 * @param id its instance id
+	 * @param httpPort its HTTP port (actuator)
+	 * @param jmxPort the port of its JMX server for the peers
+	 * @param process its process
+	 */
+	private record Instance(String id, int httpPort, int jmxPort, DemoProcess process) {
 	}
 
 	/** Sends the mails over one SMTP connection, paced over the send duration. */

@@ -2,7 +2,9 @@ package dev.polling.sample.mail;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.mail.Address;
 import jakarta.mail.Flags;
@@ -13,7 +15,6 @@ import jakarta.mail.Session;
 import jakarta.mail.Store;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.search.FlagTerm;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -47,7 +48,8 @@ public class MailboxReader {
 
 	private final Session session;
 
-	private volatile @Nullable String lastFailure;
+	/** The last failure per cluster, to log a failure once rather than at every tick. */
+	private final Map<String, String> lastFailures = new ConcurrentHashMap<>();
 
 	MailboxReader(MailProperties properties, OrderService orders, PollingManager polling) {
 		this.properties = properties;
@@ -98,15 +100,14 @@ public class MailboxReader {
 			finally {
 				store.close();
 			}
-			this.lastFailure = null;
+			this.lastFailures.remove(clusterId);
 		}
 		catch (MessagingException | IOException ex) {
 			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-			if (!failure.equals(this.lastFailure)) {
+			if (!failure.equals(this.lastFailures.put(clusterId, failure))) {
 				logger.warn("Mailbox {} ({}): {}; trying again at the next tick ({} mails processed in this cycle)",
 						mailbox.getUsername(), clusterId, failure, processed);
 			}
-			this.lastFailure = failure;
 		}
 		if (processed > 0) {
 			logger.info("Mailbox {} ({}): {} mails processed", mailbox.getUsername(), clusterId, processed);
