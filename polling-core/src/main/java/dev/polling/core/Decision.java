@@ -67,6 +67,9 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		/** Refused: the decision took longer than a candidate may (e.g. a long GC pause); try again at the next tick. */
 		DECISION_TOO_SLOW(Outcome.REFUSED),
 
+		/** Refused: the cluster's coordinator (its database) could not decide. */
+		COORDINATION_UNAVAILABLE(Outcome.REFUSED),
+
 		/** Refused: the deciding thread was interrupted. */
 		INTERRUPTED(Outcome.REFUSED),
 

@@ -102,15 +102,24 @@ public final class PollingManager implements AutoCloseable {
 					clusterPeers.add(peer);
 				}
 			}
-			runtimes.put(cluster.id(), new ClusterRuntime(cluster, clusterPeers, new ClusterState(this.time, cluster.waitTime().toNanos())));
+			ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, (coordinator != null) ? List.of() : clusterPeers,
+					new ClusterState(this.time, cluster.waitTime().toNanos()), coordinator));
 		}
 		this.clusters = Collections.unmodifiableMap(runtimes);
 		this.ownsPeerClient = builder.peerClient == null;
-		this.peerClient = (builder.peerClient != null) ? builder.peerClient : new JmxPeerClient(this.settings, this.time);
+		for (String peerId : builder.peerTls.keySet()) {
+			if (!this.peers.containsKey(peerId)) {
+				throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + this.peers.keySet());
+			}
+		}
+		this.peerClient = (builder.peerClient != null) ? builder.peerClient
+				: new JmxPeerClient(this.settings, this.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
 		this.mbeanServer = builder.mbeanServer;
-		if (this.peers.isEmpty()) {
+		List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map((c) -> c.definition.id()).toList();
+		if (!standalone.isEmpty()) {
 			logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
-					+ "Configure the peers for a cluster of several instances.", this.clusters.keySet());
+					+ "Configure the peers for a cluster of several instances.", standalone);
 		}
 		registerMBeans();
 	}
@@ -118,6 +127,12 @@ public final class PollingManager implements AutoCloseable {
 	private void validate(Builder builder) {
 		if (builder.clusters.isEmpty()) {
 			throw new IllegalArgumentException("No polling clusters are defined; define at least one cluster");
+		}
+		for (String clusterId : builder.coordinators.keySet()) {
+			if (!builder.clusters.containsKey(clusterId)) {
+				throw new IllegalArgumentException("A coordinator is given for unknown cluster '" + clusterId + "'; known clusters: "
+						+ builder.clusters.keySet());
+			}
 		}
 		Map<String, String> addresses = new LinkedHashMap<>();
 		for (PeerDefinition peer : builder.peers.values()) {
@@ -204,6 +219,9 @@ public final class PollingManager implements AutoCloseable {
 		if (c.state.isPaused()) {
 			return decision(c, Reason.PAUSED, List.of(), start);
 		}
+		if (c.coordinator != null) {
+			return decideByCoordinator(c, c.coordinator, start);
+		}
 		if (c.peers.isEmpty()) {
 			if (!c.state.recordActivity()) {
 				c.state.grant();
@@ -268,6 +286,29 @@ public final class PollingManager implements AutoCloseable {
 				c.state.withdraw();
 			}
 		}
+	}
+
+	/** The cluster is decided by a shared system (a database row) instead of the peers. */
+	private Decision decideByCoordinator(ClusterRuntime c, ClusterCoordinator coordinator, long start) {
+		long before = this.time.nanoTime();
+		ClusterCoordinator.Claim claim = coordinator.acquire(c.definition, this.settings.instanceId());
+		Duration latency = Duration.ofNanos(this.time.nanoTime() - before);
+		PeerObservation observation = claim.isUnavailable()
+				? new PeerObservation("coordinator", coordinator.describe(), PeerState.ERROR, PeerFault.IO, null, PeerObservation.NEVER, -1,
+						latency, this.time.now(), claim.failure())
+				: new PeerObservation("coordinator", coordinator.describe(), PeerState.ANSWERED, PeerFault.NONE, claim.holder(),
+						(claim.holderAgeMillis() < 0) ? PeerObservation.NEVER : claim.holderAgeMillis(), -1, latency, this.time.now(),
+						"epoch " + claim.epoch());
+		List<PeerObservation> observations = List.of(observation);
+		if (claim.granted()) {
+			if (!c.state.recordActivity()) {
+				c.state.grant();
+			}
+			c.epoch = claim.epoch();
+			return decision(c, claim.renewed() ? Reason.RENEWED : Reason.NO_ACTIVE_PEER, observations, start);
+		}
+		c.state.release();
+		return decision(c, claim.isUnavailable() ? Reason.COORDINATION_UNAVAILABLE : Reason.PEER_ACTIVE, observations, start);
 	}
 
 	private @Nullable Reason refusalBeforeAnnouncing(ClusterRuntime c, List<PeerObservation> observations) {
@@ -485,6 +526,7 @@ public final class PollingManager implements AutoCloseable {
 	public void pause(String clusterId) {
 		ClusterRuntime c = runtime(clusterId);
 		c.state.pause();
+		releaseCoordinated(c);
 		logger.info("Cluster '{}' paused on this instance; a peer can take over at its next tick", clusterId);
 		updateHeld(c, false);
 	}
@@ -503,7 +545,25 @@ public final class PollingManager implements AutoCloseable {
 	public void release(String clusterId) {
 		ClusterRuntime c = runtime(clusterId);
 		c.state.release();
+		releaseCoordinated(c);
 		updateHeld(c, false);
+	}
+
+	private void releaseCoordinated(ClusterRuntime c) {
+		if (c.coordinator != null) {
+			c.coordinator.release(c.definition, this.settings.instanceId());
+		}
+	}
+
+	/**
+	 * The fencing token of a cluster decided by a {@link ClusterCoordinator}: the epoch of this
+	 * instance's latest grant, which grows whenever the holder changes. Pass it to writes that must
+	 * be rejected once another instance has taken over. Empty for JMX-coordinated clusters and before
+	 * the first grant.
+	 */
+	public java.util.OptionalLong fencingToken(String clusterId) {
+		long epoch = runtime(clusterId).epoch;
+		return (epoch < 0) ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(epoch);
 	}
 
 	/** Releases every cluster, unregisters the MBeans and closes the connections to the peers. */
@@ -517,6 +577,7 @@ public final class PollingManager implements AutoCloseable {
 			c.decisionLock.lock();
 			try {
 				c.state.release();
+				releaseCoordinated(c);
 				updateHeld(c, false);
 			}
 			finally {
@@ -547,9 +608,9 @@ public final class PollingManager implements AutoCloseable {
 		return this.peers;
 	}
 
-	/** Whether no peers are configured, so every decision is granted. */
+	/** Whether no peers are configured and no cluster has a coordinator, so every decision is granted. */
 	public boolean isStandalone() {
-		return this.peers.isEmpty();
+		return this.clusters.values().stream().allMatch(ClusterRuntime::isStandalone);
 	}
 
 	/** A snapshot of one cluster for endpoints and health. */
@@ -696,17 +757,28 @@ public final class PollingManager implements AutoCloseable {
 
 		final Map<String, PeerObservation> loggedStates = new ConcurrentHashMap<>();
 
+		final @Nullable ClusterCoordinator coordinator;
+
 		volatile @Nullable Decision lastDecision;
 
 		volatile boolean held;
 
+		/** Fencing token of the latest grant by the coordinator, -1 when none. */
+		volatile long epoch = -1;
+
 		/** Whether a peer was seen holding since this instance last held: the next acquisition is a takeover. */
 		volatile boolean peerHeldSince;
 
-		ClusterRuntime(ClusterDefinition definition, List<PeerDefinition> peers, ClusterState state) {
+		ClusterRuntime(ClusterDefinition definition, List<PeerDefinition> peers, ClusterState state,
+				@Nullable ClusterCoordinator coordinator) {
 			this.definition = definition;
 			this.peers = List.copyOf(peers);
 			this.state = state;
+			this.coordinator = coordinator;
+		}
+
+		boolean isStandalone() {
+			return this.peers.isEmpty() && this.coordinator == null;
 		}
 
 	}
@@ -785,7 +857,31 @@ public final class PollingManager implements AutoCloseable {
 
 		private @Nullable PeerClient peerClient;
 
+		private final Map<String, ClusterCoordinator> coordinators = new LinkedHashMap<>();
+
+		private final Map<String, javax.net.ssl.SSLContext> peerTls = new LinkedHashMap<>();
+
 		private Builder() {
+		}
+
+		/**
+		 * Talks to the peer over TLS with the given context (its trust store must trust the peer's
+		 * certificate; its key material is presented when the peer requires client certificates).
+		 */
+		public Builder peerTls(String peerId, javax.net.ssl.SSLContext context) {
+			this.peerTls.put(Objects.requireNonNull(peerId, "peerId must not be null"),
+					Objects.requireNonNull(context, "context must not be null"));
+			return this;
+		}
+
+		/**
+		 * Decides the cluster through the coordinator (e.g. a database row) instead of asking the
+		 * peers over JMX.
+		 */
+		public Builder coordinator(String clusterId, ClusterCoordinator coordinator) {
+			this.coordinators.put(Objects.requireNonNull(clusterId, "clusterId must not be null"),
+					Objects.requireNonNull(coordinator, "coordinator must not be null"));
+			return this;
 		}
 
 		public Builder settings(PollingSettings settings) {

@@ -56,6 +56,14 @@ public record TableNames(String prefix) {
 	}
 
 	/**
+	 * The coordination table: one row per cluster coordinated through the database.
+	 * @return the table name
+	 */
+	public String coordination() {
+		return this.prefix + "coordination";
+	}
+
+	/**
 	 * Replaces the prefix placeholder in SQL text.
 	 * @param sql text containing {@code ${prefix}}
 	 * @return the text with the prefix

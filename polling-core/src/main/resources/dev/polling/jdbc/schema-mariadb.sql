@@ -10,3 +10,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}inbox (
     PRIMARY KEY (source, external_key),
     INDEX ${prefix}inbox_received_at_idx (received_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- Coordination: one row per cluster coordinated through the database (holder, fencing epoch, last run).
+CREATE TABLE IF NOT EXISTS ${prefix}coordination (
+    cluster_id VARCHAR(100) NOT NULL,
+    holder     VARCHAR(200),
+    epoch      BIGINT       NOT NULL DEFAULT 0,
+    last_run   DATETIME(6),
+    PRIMARY KEY (cluster_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

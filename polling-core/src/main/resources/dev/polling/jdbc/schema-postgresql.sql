@@ -9,3 +9,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}inbox (
     CONSTRAINT ${prefix}inbox_pk PRIMARY KEY (source, external_key)
 );
 CREATE INDEX IF NOT EXISTS ${prefix}inbox_received_at_idx ON ${prefix}inbox (received_at);
+
+-- Coordination: one row per cluster coordinated through the database (holder, fencing epoch, last run).
+CREATE TABLE IF NOT EXISTS ${prefix}coordination (
+    cluster_id VARCHAR(100)             NOT NULL,
+    holder     VARCHAR(200),
+    epoch      BIGINT                   NOT NULL DEFAULT 0,
+    last_run   TIMESTAMP WITH TIME ZONE,
+    CONSTRAINT ${prefix}coordination_pk PRIMARY KEY (cluster_id)
+);

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,6 +22,7 @@ import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
 import org.jspecify.annotations.Nullable;
@@ -67,17 +67,33 @@ public final class JmxPeerClient implements PeerClient {
 
 	private final int maxPendingPerPeer;
 
+	private final Map<String, SSLContext> peerTls;
+
 	private final ThreadPoolExecutor executor;
 
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
+	/** Requests in flight per peer at most, by default. */
+	public static final int DEFAULT_MAX_PENDING_PER_PEER = 4;
+
 	public JmxPeerClient(PollingSettings settings, TimeSource time) {
-		this(settings, time, 4);
+		this(settings, time, DEFAULT_MAX_PENDING_PER_PEER);
 	}
 
 	public JmxPeerClient(PollingSettings settings, TimeSource time, int maxPendingPerPeer) {
+		this(settings, time, maxPendingPerPeer, Map.of());
+	}
+
+	/**
+	 * @param settings the instance's settings (JMX domain)
+	 * @param time the time source
+	 * @param maxPendingPerPeer requests in flight per peer at most
+	 * @param peerTls TLS contexts by peer id, for peers whose JMX server speaks TLS
+	 */
+	public JmxPeerClient(PollingSettings settings, TimeSource time, int maxPendingPerPeer, Map<String, SSLContext> peerTls) {
+		this.peerTls = Map.copyOf(peerTls);
 		if (maxPendingPerPeer < 1) {
 			throw new IllegalArgumentException("maxPendingPerPeer " + maxPendingPerPeer + " must be at least 1");
 		}
@@ -247,10 +263,14 @@ public final class JmxPeerClient implements PeerClient {
 					env.put(JMXConnector.CREDENTIALS, new String[] { this.peer.username(), this.peer.password() });
 				}
 				// Registry look-up with timeouts: a hung or blackholed peer fails here instead of after 60-130 s.
-				env.put("com.sun.jndi.rmi.factory.socket", new TimeoutClientSocketFactory(null, timeoutMillis, timeoutMillis));
+				SSLContext tls = JmxPeerClient.this.peerTls.get(this.peer.id());
+				env.put("com.sun.jndi.rmi.factory.socket",
+						new TimeoutClientSocketFactory(null, timeoutMillis, timeoutMillis, tls != null, tls));
 				// No heartbeat thread per connection; a failed request drops the connection instead.
 				env.put("jmx.remote.x.client.connection.check.period", 0L);
-				JMXConnector newConnector = JMXConnectorFactory.connect(new JMXServiceURL(this.peer.serviceUrl()), env);
+				JMXServiceURL url = new JMXServiceURL(this.peer.serviceUrl());
+				// stubs deserialised during the connect pick up this peer's TLS context
+				JMXConnector newConnector = TimeoutClientSocketFactory.withClientTls(tls, () -> JMXConnectorFactory.connect(url, env));
 				try {
 					this.connection = newConnector.getMBeanServerConnection();
 				}
@@ -330,10 +350,6 @@ public final class JmxPeerClient implements PeerClient {
 		catch (IOException | RuntimeException ex) {
 			logger.trace("Closing a JMX connector failed", ex);
 		}
-	}
-
-	static List<String> attributeNames() {
-		return List.of(ATTRIBUTES);
 	}
 
 }

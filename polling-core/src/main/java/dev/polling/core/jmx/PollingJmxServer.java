@@ -19,10 +19,13 @@ import java.util.Set;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 import javax.management.remote.JMXAuthenticator;
+import javax.management.remote.JMXConnectorServer;
 import javax.management.remote.JMXPrincipal;
 import javax.management.remote.JMXServiceURL;
 import javax.management.remote.rmi.RMIConnectorServer;
 import javax.management.remote.rmi.RMIJRMPServerImpl;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
 import javax.security.auth.Subject;
 
 import org.jspecify.annotations.Nullable;
@@ -56,15 +59,23 @@ public final class PollingJmxServer implements AutoCloseable {
 
 	private final String host;
 
-	private PollingJmxServer(JmxServerSettings settings, MBeanServer mbeanServer) throws IOException {
+	private final @Nullable ServerTls tls;
+
+	private PollingJmxServer(JmxServerSettings settings, MBeanServer mbeanServer, @Nullable ServerTls tls) throws IOException {
 		this.settings = settings;
 		this.mbeanServer = mbeanServer;
+		this.tls = tls;
 		InetAddress bind = InetAddress.getByName(settings.bindAddress());
 		this.host = resolveHost(settings, bind);
-		BoundServerSocketFactory ssf = new BoundServerSocketFactory(bind);
-		RMIClientSocketFactory csf = settings.portableStubs() ? null
-				: new TimeoutClientSocketFactory(this.host, (int) Math.min(Integer.MAX_VALUE, settings.callTimeout().toMillis()),
-						(int) Math.min(Integer.MAX_VALUE, settings.callTimeout().toMillis()));
+		BoundServerSocketFactory ssf = new BoundServerSocketFactory(bind, tls);
+		int callTimeout = (int) Math.min(Integer.MAX_VALUE, settings.callTimeout().toMillis());
+		RMIClientSocketFactory csf;
+		if (tls != null) {
+			csf = new TimeoutClientSocketFactory(this.host, callTimeout, callTimeout, true, null);
+		}
+		else {
+			csf = settings.portableStubs() ? null : new TimeoutClientSocketFactory(this.host, callTimeout, callTimeout);
+		}
 		// Registry and connector use the same factories and port, so RMI shares one listening socket.
 		this.registry = LocateRegistry.createRegistry(settings.port(), csf, ssf);
 		try {
@@ -73,7 +84,7 @@ public final class PollingJmxServer implements AutoCloseable {
 			env.put(RMIConnectorServer.CREDENTIALS_FILTER_PATTERN, "java.lang.String;!*");
 			env.put(RMIConnectorServer.SERIAL_FILTER_PATTERN, SERIAL_FILTER);
 			if (settings.username() != null) {
-				env.put(JMXConnectorServerAttributes.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
+				env.put(JMXConnectorServer.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
 			}
 			RMIJRMPServerImpl rmiServer = new RMIJRMPServerImpl(settings.port(), csf, ssf, env);
 			this.connectorServer = new RMIConnectorServer(new JMXServiceURL("rmi", this.host, this.port), env, rmiServer, mbeanServer);
@@ -84,18 +95,50 @@ public final class PollingJmxServer implements AutoCloseable {
 			unexport();
 			throw (ex instanceof IOException io) ? io : new IOException("Could not start the polling JMX server: " + ex.getMessage(), ex);
 		}
-		logger.info("Polling JMX server listening on {}:{} (advertised as {}), authentication {}", settings.bindAddress(), this.port,
-				this.host, (settings.username() != null) ? "on" : "off");
+		logger.info("Polling JMX server listening on {}:{} (advertised as {}), authentication {}, TLS {}", settings.bindAddress(),
+				this.port, this.host, (settings.username() != null) ? "on" : "off",
+				(tls == null) ? "off" : tls.requireClientAuth() ? "on with client certificates" : "on");
 	}
 
 	/** Starts a server with a new dedicated MBean server. */
 	public static PollingJmxServer start(JmxServerSettings settings) throws IOException {
-		return new PollingJmxServer(settings, MBeanServerFactory.newMBeanServer());
+		return new PollingJmxServer(settings, MBeanServerFactory.newMBeanServer(), null);
 	}
 
 	/** Starts a server for the given MBean server. */
 	public static PollingJmxServer start(JmxServerSettings settings, MBeanServer mbeanServer) throws IOException {
-		return new PollingJmxServer(settings, mbeanServer);
+		return new PollingJmxServer(settings, mbeanServer, null);
+	}
+
+	/**
+	 * Starts a server for the given MBean server, over TLS when {@code tls} is given (registry and
+	 * objects alike; clients need this library and a context that trusts the server's certificate,
+	 * see {@link dev.polling.core.PollingManager.Builder#peerTls}).
+	 */
+	public static PollingJmxServer start(JmxServerSettings settings, MBeanServer mbeanServer, @Nullable ServerTls tls)
+			throws IOException {
+		if (tls != null && settings.portableStubs()) {
+			throw new IllegalArgumentException("JMX server: TLS cannot be combined with portable stubs; turn one of them off");
+		}
+		return new PollingJmxServer(settings, mbeanServer, tls);
+	}
+
+	/** Whether the server speaks TLS. */
+	public boolean isTls() {
+		return this.tls != null;
+	}
+
+	/**
+	 * TLS of the server.
+	 * @param context the server's context (its key material, and trust for client certificates)
+	 * @param requireClientAuth whether clients must present a certificate the context trusts
+	 */
+	public record ServerTls(SSLContext context, boolean requireClientAuth) {
+
+		public ServerTls {
+			java.util.Objects.requireNonNull(context, "TLS context must not be null");
+		}
+
 	}
 
 	public MBeanServer mbeanServer() {
@@ -158,27 +201,31 @@ public final class PollingJmxServer implements AutoCloseable {
 		return bind.getHostAddress();
 	}
 
-	/** Attribute names of the JMX connector server environment. */
-	private static final class JMXConnectorServerAttributes {
-
-		static final String AUTHENTICATOR = javax.management.remote.JMXConnectorServer.AUTHENTICATOR;
-
-	}
-
-	/** Server sockets bound to one address. Identity equality: each server gets its own listener. */
+	/** Server sockets bound to one address, TLS or plain. Identity equality: each server gets its own listener. */
 	private static final class BoundServerSocketFactory implements RMIServerSocketFactory {
 
 		private final InetAddress bind;
 
+		private final @Nullable ServerTls tls;
+
 		private volatile int boundPort = -1;
 
-		BoundServerSocketFactory(InetAddress bind) {
+		BoundServerSocketFactory(InetAddress bind, @Nullable ServerTls tls) {
 			this.bind = bind;
+			this.tls = tls;
 		}
 
 		@Override
 		public ServerSocket createServerSocket(int port) throws IOException {
-			ServerSocket socket = new ServerSocket(port, 50, this.bind);
+			ServerSocket socket;
+			if (this.tls != null) {
+				SSLServerSocket ssl = (SSLServerSocket) this.tls.context().getServerSocketFactory().createServerSocket(port, 50, this.bind);
+				ssl.setNeedClientAuth(this.tls.requireClientAuth());
+				socket = ssl;
+			}
+			else {
+				socket = new ServerSocket(port, 50, this.bind);
+			}
 			this.boundPort = socket.getLocalPort();
 			return socket;
 		}

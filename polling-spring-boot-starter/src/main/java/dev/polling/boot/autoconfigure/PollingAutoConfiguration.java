@@ -8,11 +8,15 @@ import java.util.List;
 import java.util.Map;
 
 import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.net.ssl.SSLContext;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -25,6 +29,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
+import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
@@ -64,14 +69,18 @@ public final class PollingAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		@ConditionalOnProperty(prefix = "polling.jmx.server", name = "port")
-		PollingJmxServer pollingJmxServer(PollingProperties properties) {
+		PollingJmxServer pollingJmxServer(PollingProperties properties, ObjectProvider<SslBundles> sslBundles) {
 			PollingPropertiesValidator.validate(properties);
 			PollingProperties.Server server = properties.getJmx().getServer();
 			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
 					Duration.ofSeconds(30), false);
+			PollingJmxServer.ServerTls tls = (server.getSslBundle() != null)
+					? new PollingJmxServer.ServerTls(sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
+							server.isRequireClientCertificate())
+					: null;
 			try {
-				return PollingJmxServer.start(settings);
+				return PollingJmxServer.start(settings, MBeanServerFactory.newMBeanServer(), tls);
 			}
 			catch (IOException ex) {
 				throw new InvalidPollingConfigurationException("polling.jmx.server.port", String.valueOf(server.getPort()),
@@ -84,21 +93,59 @@ public final class PollingAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		PollingManager pollingManager(PollingProperties properties, ObjectProvider<PollingJmxServer> jmxServer,
-				ObjectProvider<PollingListener> listeners) {
+				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
+				ObjectProvider<SslBundles> sslBundles) {
 			PollingPropertiesValidator.validate(properties);
 			PollingJmxServer server = jmxServer.getIfAvailable();
 			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
-			PollingManager manager = PollingManager.builder()
+			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
-				.mbeanServer(mbeanServer)
-				.build();
+				.mbeanServer(mbeanServer);
+			properties.getPeers().forEach((id, peer) -> {
+				if (peer.getSslBundle() != null) {
+					builder.peerTls(id, sslContext(sslBundles, "polling.peers." + id + ".ssl-bundle", peer.getSslBundle()));
+				}
+			});
+			properties.getClusters().forEach((id, cluster) -> {
+				PollingProperties.Coordination coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
+						: properties.getCoordination();
+				if (coordination == PollingProperties.Coordination.JDBC) {
+					ClusterCoordinator coordinator = coordinators.getIfAvailable();
+					if (coordinator == null) {
+						String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
+								: "polling.coordination";
+						throw new InvalidPollingConfigurationException(property, "jdbc",
+								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource",
+								"add spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
+					}
+					builder.coordinator(id, coordinator);
+				}
+			});
+			PollingManager manager = builder.build();
 			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
 					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
 					(server != null) ? "the polling JMX server at " + server.serviceUrl() : "the platform MBean server");
 			return manager;
+		}
+
+		/** The TLS context of a named SSL bundle, or a startup failure naming the property. */
+		private static SSLContext sslContext(ObjectProvider<SslBundles> sslBundles, String property, String name) {
+			SslBundles bundles = sslBundles.getIfAvailable();
+			if (bundles == null) {
+				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "no SSL bundles are available",
+						"define the bundle under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name);
+			}
+			try {
+				return bundles.getBundle(name).createSslContext();
+			}
+			catch (NoSuchSslBundleException ex) {
+				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "there is no SSL bundle named '" + name + "'",
+						"define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name
+								+ ", or fix the name");
+			}
 		}
 
 		private static PollingSettings settings(PollingProperties properties) {

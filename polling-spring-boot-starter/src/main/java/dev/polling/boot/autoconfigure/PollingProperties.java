@@ -43,6 +43,12 @@ public class PollingProperties {
 	private Duration peerTimeout = PollingSettings.DEFAULT_PEER_TIMEOUT;
 
 	/**
+	 * How clusters are coordinated unless a cluster says otherwise: 'jmx' asks the peers over JMX,
+	 * 'jdbc' takes a row in the database (needs a DataSource; see polling.jdbc.coordination).
+	 */
+	private Coordination coordination = Coordination.JMX;
+
+	/**
 	 * What to assume about a peer that timed out or failed: 'proceed' counts it as idle (fastest
 	 * failover), 'presume-last-known' counts it as holding while it was last seen holding and the
 	 * wait time has not passed since. A peer that refuses the connection always counts as gone.
@@ -81,6 +87,14 @@ public class PollingProperties {
 
 	public Duration getPeerTimeout() {
 		return this.peerTimeout;
+	}
+
+	public Coordination getCoordination() {
+		return this.coordination;
+	}
+
+	public void setCoordination(Coordination coordination) {
+		this.coordination = coordination;
 	}
 
 	public void setPeerTimeout(Duration peerTimeout) {
@@ -167,9 +181,24 @@ public class PollingProperties {
 		private @Nullable String password;
 
 		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS. Not supported yet.
+		 * Name of the SSL bundle (spring.ssl.bundle.*) whose key the JMX server presents; turns on
+		 * TLS for registry and objects. Peers then need polling.peers.<id>.ssl-bundle with a trust
+		 * store that trusts it.
 		 */
 		private @Nullable String sslBundle;
+
+		/**
+		 * Whether clients must present a certificate that the server's SSL bundle trusts.
+		 */
+		private boolean requireClientCertificate;
+
+		public boolean isRequireClientCertificate() {
+			return this.requireClientCertificate;
+		}
+
+		public void setRequireClientCertificate(boolean requireClientCertificate) {
+			this.requireClientCertificate = requireClientCertificate;
+		}
 
 		/**
 		 * Whether a non-loopback bind address without username and password is accepted.
@@ -263,7 +292,9 @@ public class PollingProperties {
 		private @Nullable String password;
 
 		/**
-		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS to this peer. Not supported yet.
+		 * Name of the SSL bundle (spring.ssl.bundle.*) for TLS to this peer: its trust store must
+		 * trust the peer's certificate; its key is presented when the peer requires client
+		 * certificates.
 		 */
 		private @Nullable String sslBundle;
 
@@ -338,6 +369,19 @@ public class PollingProperties {
 		 */
 		private List<String> peers = new ArrayList<>();
 
+		/**
+		 * How this cluster is coordinated: 'jmx' or 'jdbc'; defaults to polling.coordination.
+		 */
+		private @Nullable Coordination coordination;
+
+		public @Nullable Coordination getCoordination() {
+			return this.coordination;
+		}
+
+		public void setCoordination(@Nullable Coordination coordination) {
+			this.coordination = coordination;
+		}
+
 		public @Nullable String getName() {
 			return this.name;
 		}
@@ -361,6 +405,17 @@ public class PollingProperties {
 		public void setPeers(List<String> peers) {
 			this.peers = peers;
 		}
+
+	}
+
+	/** How a cluster is coordinated. */
+	public enum Coordination {
+
+		/** Ask the peers over JMX (the default). */
+		JMX,
+
+		/** Take a row in the database's coordination table. */
+		JDBC
 
 	}
 

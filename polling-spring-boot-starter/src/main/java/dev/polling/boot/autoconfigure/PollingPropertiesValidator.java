@@ -61,10 +61,6 @@ public final class PollingPropertiesValidator {
 
 	private static void validateServer(Server server) {
 		String key = "jmx.server.";
-		if (server.getSslBundle() != null) {
-			throw invalid(key + "ssl-bundle", quote(server.getSslBundle()), "TLS for the polling JMX server is not supported yet",
-					"remove polling.jmx.server.ssl-bundle, TLS is not supported yet (protect the JMX port by a private network and credentials)");
-		}
 		if (server.getPort() == null) {
 			for (Map.Entry<String, @Nullable Object> entry : serverSettingsNeedingPort(server).entrySet()) {
 				if (entry.getValue() != null) {
@@ -113,10 +109,6 @@ public final class PollingPropertiesValidator {
 			String key = "peers." + id + ".";
 			if (id.isBlank()) {
 				throw invalid("peers", quote(id), "a peer id is blank", "give every peer a non-blank id such as SERVER2");
-			}
-			if (peer.getSslBundle() != null) {
-				throw invalid(key + "ssl-bundle", quote(peer.getSslBundle()), "TLS to peers is not supported yet",
-						"remove polling." + key + "ssl-bundle, TLS is not supported yet");
 			}
 			String address;
 			String addressKey;

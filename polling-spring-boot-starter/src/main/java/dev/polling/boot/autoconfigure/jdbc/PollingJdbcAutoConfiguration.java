@@ -1,5 +1,7 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import java.time.Duration;
+
 import dev.polling.jdbc.inbox.Inbox;
 import dev.polling.jdbc.inbox.InboxListener;
 import dev.polling.jdbc.inbox.Receipt;
@@ -19,6 +21,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
+import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
+import dev.polling.core.ClusterCoordinator;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.coordination.JdbcCoordinator;
+
 /**
  * Auto-configuration of polling's JDBC parts when the application has a single
  * {@link DataSource}: creates the tables per {@code polling.jdbc.initialize-schema}, provides an
@@ -37,6 +44,19 @@ public final class PollingJdbcAutoConfiguration {
 	@ConditionalOnMissingBean
 	PollingJdbcSchemaInitializer pollingJdbcSchemaInitializer(DataSource dataSource, PollingJdbcProperties properties) {
 		return new PollingJdbcSchemaInitializer(dataSource, properties.getInitializeSchema(), properties.tableNames());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(ClusterCoordinator.class)
+	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
+			ObjectProvider<PollingJdbcSchemaInitializer> schema) {
+		Duration failover = properties.getCoordination().getFailoverPeriod();
+		if (failover != null && (failover.isNegative() || failover.isZero())) {
+			throw new InvalidPollingConfigurationException("polling.jdbc.coordination.failover-period", failover.toString(),
+					"the failover period must be positive", "set it to at least the longest cycle plus the timer delay, e.g. 30s");
+		}
+		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
+		return new JdbcCoordinator(dataSource, Dialect.detect(dataSource), properties.tableNames(), failover);
 	}
 
 	@Configuration(proxyBeanMethods = false)

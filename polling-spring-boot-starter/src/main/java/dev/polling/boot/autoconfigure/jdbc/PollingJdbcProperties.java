@@ -2,6 +2,8 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.TableNames;
 import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
@@ -25,6 +27,12 @@ public class PollingJdbcProperties {
 	private String tablePrefix = "polling_";
 
 	private final Inbox inbox = new Inbox();
+
+	private final Coordination coordination = new Coordination();
+
+	public Coordination getCoordination() {
+		return this.coordination;
+	}
 
 	public DatabaseInitializationMode getInitializeSchema() {
 		return this.initializeSchema;
@@ -129,6 +137,26 @@ public class PollingJdbcProperties {
 						+ "but was " + purgeBatchSize + ": e.g. 1000");
 			}
 			this.purgeBatchSize = purgeBatchSize;
+		}
+
+	}
+
+	/** Settings of clusters coordinated through the database ({@code polling.coordination=jdbc}). */
+	public static class Coordination {
+
+		/**
+		 * How long a holder that stopped deciding keeps a cluster before another instance takes it
+		 * over, in database time. Defaults to each cluster's wait time. Must exceed the longest cycle
+		 * plus the timer delay.
+		 */
+		private @Nullable Duration failoverPeriod;
+
+		public @Nullable Duration getFailoverPeriod() {
+			return this.failoverPeriod;
+		}
+
+		public void setFailoverPeriod(@Nullable Duration failoverPeriod) {
+			this.failoverPeriod = failoverPeriod;
 		}
 
 	}

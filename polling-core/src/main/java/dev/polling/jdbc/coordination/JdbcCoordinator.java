@@ -1,0 +1,227 @@
+package dev.polling.jdbc.coordination;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.core.ClusterCoordinator;
+import dev.polling.core.ClusterDefinition;
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.TableNames;
+
+/**
+ * Coordinates clusters through one row per cluster in {@code <prefix>coordination}: holder, epoch
+ * and last run in database time. Each decision is one short transaction of its own (never the
+ * caller's, never held open across a cycle): it locks the row, and takes it if this instance holds
+ * it, nobody does, or the holder's last run is older than the failover period. The holder keeps the
+ * cluster as long as it decides within the failover period; the epoch grows by one whenever the
+ * holder changes and serves as fencing token for the cycle's writes. Release on shutdown or pause
+ * clears the holder, so another instance takes over at its next tick.
+ *
+ * <p>The failover period must be longer than the longest cycle plus the timer delay: a holder that
+ * stops deciding for longer loses the cluster, and its late writes must then be fenced by the epoch.
+ */
+public final class JdbcCoordinator implements ClusterCoordinator {
+
+	private static final Logger logger = LoggerFactory.getLogger(JdbcCoordinator.class);
+
+	/** Longest cluster id the table holds. */
+	public static final int MAX_CLUSTER_ID_LENGTH = 100;
+
+	/** Longest instance id the table holds. */
+	public static final int MAX_INSTANCE_ID_LENGTH = 200;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final TableNames tables;
+
+	private final @Nullable Duration failoverPeriod;
+
+	private final String ensureSql;
+
+	private final String lockSql;
+
+	private final String updateSql;
+
+	private final String releaseSql;
+
+	private final Set<String> ensured = ConcurrentHashMap.newKeySet();
+
+	private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
+
+	private final DatabaseTime time;
+
+	/**
+	 * @param dataSource where the table lives; each call borrows its own connection
+	 * @param dialect the database's dialect
+	 * @param tables table names
+	 * @param failoverPeriod how long a silent holder keeps the cluster; null for each cluster's wait time
+	 */
+	public JdbcCoordinator(DataSource dataSource, Dialect dialect, TableNames tables, @Nullable Duration failoverPeriod) {
+		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
+		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+		this.tables = Objects.requireNonNull(tables, "tables must not be null");
+		if (failoverPeriod != null && (failoverPeriod.isNegative() || failoverPeriod.isZero())) {
+			throw new IllegalArgumentException("failoverPeriod " + failoverPeriod + " must be positive; e.g. the cluster's wait time");
+		}
+		this.failoverPeriod = failoverPeriod;
+		this.time = new DatabaseTime(dialect);
+		String table = tables.coordination();
+		this.ensureSql = switch (dialect) {
+			case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, 0) ON CONFLICT (cluster_id) DO NOTHING";
+			case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
+			case H2 -> "MERGE INTO " + table + " (cluster_id) KEY (cluster_id) VALUES (?)";
+		};
+		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE";
+		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + this.time.now() + " WHERE cluster_id = ?";
+		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ?";
+	}
+
+	@Override
+	public Claim acquire(ClusterDefinition cluster, String instanceId) {
+		validate(cluster.id(), instanceId);
+		Duration failover = (this.failoverPeriod != null) ? this.failoverPeriod : cluster.waitTime();
+		try (Connection connection = this.dataSource.getConnection()) {
+			ensureRow(connection, cluster.id());
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(false);
+			try {
+				Claim claim = acquire(connection, cluster.id(), instanceId, failover);
+				connection.commit();
+				this.lastFailure.remove(cluster.id());
+				return claim;
+			}
+			catch (SQLException | RuntimeException ex) {
+				rollbackQuietly(connection);
+				throw ex;
+			}
+			finally {
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			String failure = "database coordination failed: " + ex.getMessage() + " (SQLState " + ex.getSQLState() + ")";
+			if (!failure.equals(this.lastFailure.put(cluster.id(), failure))) {
+				logger.warn("Cluster '{}': {}; refusing until the database answers", cluster.id(), failure, ex);
+			}
+			return Claim.unavailable(failure);
+		}
+	}
+
+	private Claim acquire(Connection connection, String clusterId, String instanceId, Duration failover) throws SQLException {
+		String holder;
+		long epoch;
+		Instant lastRun;
+		Instant now;
+		try (PreparedStatement lock = connection.prepareStatement(this.lockSql)) {
+			lock.setString(1, clusterId);
+			try (ResultSet row = lock.executeQuery()) {
+				if (!row.next()) {
+					throw new SQLException("coordination row for cluster '" + clusterId + "' is missing", "02000");
+				}
+				holder = row.getString(1);
+				epoch = row.getLong(2);
+				lastRun = (row.getObject(3) != null) ? this.time.read(row, 3) : null;
+				now = this.time.read(row, 4);
+			}
+		}
+		long ageMillis = (lastRun != null) ? Math.max(0, Duration.between(lastRun, now).toMillis()) : -1;
+		boolean mine = instanceId.equals(holder);
+		boolean free = holder == null || lastRun == null || ageMillis >= failover.toMillis();
+		if (!mine && !free) {
+			return new Claim(false, false, holder, epoch, ageMillis, null);
+		}
+		long newEpoch = mine ? epoch : epoch + 1;
+		try (PreparedStatement update = connection.prepareStatement(this.updateSql)) {
+			update.setString(1, instanceId);
+			update.setLong(2, newEpoch);
+			update.setString(3, clusterId);
+			update.executeUpdate();
+		}
+		return new Claim(true, mine, instanceId, newEpoch, ageMillis, null);
+	}
+
+	@Override
+	public void release(ClusterDefinition cluster, String instanceId) {
+		try (Connection connection = this.dataSource.getConnection();
+				PreparedStatement release = connection.prepareStatement(this.releaseSql)) {
+			if (!connection.getAutoCommit()) {
+				connection.setAutoCommit(true);
+			}
+			release.setString(1, cluster.id());
+			release.setString(2, instanceId);
+			release.executeUpdate();
+		}
+		catch (SQLException ex) {
+			logger.warn("Cluster '{}': could not release it in the database ({}); a peer takes over after the failover period",
+					cluster.id(), ex.getMessage());
+		}
+	}
+
+	@Override
+	public String describe() {
+		return "database table " + this.tables.coordination() + " (" + this.dialect.id() + ")";
+	}
+
+	private void ensureRow(Connection connection, String clusterId) throws SQLException {
+		if (this.ensured.contains(clusterId)) {
+			return;
+		}
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(true);
+		try (PreparedStatement insert = connection.prepareStatement(this.ensureSql)) {
+			insert.setString(1, clusterId);
+			insert.executeUpdate();
+		}
+		catch (SQLException ex) {
+			if (!isDuplicate(ex)) {
+				throw ex;
+			}
+		}
+		finally {
+			connection.setAutoCommit(autoCommit);
+		}
+		this.ensured.add(clusterId);
+	}
+
+	private static boolean isDuplicate(SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062;
+	}
+
+	private static void validate(String clusterId, String instanceId) {
+		if (clusterId.length() > MAX_CLUSTER_ID_LENGTH) {
+			throw new IllegalArgumentException("Cluster id of " + clusterId.length() + " characters is longer than the "
+					+ MAX_CLUSTER_ID_LENGTH + " the coordination table holds; use a shorter id");
+		}
+		if (instanceId.length() > MAX_INSTANCE_ID_LENGTH) {
+			throw new IllegalArgumentException("Instance id of " + instanceId.length() + " characters is longer than the "
+					+ MAX_INSTANCE_ID_LENGTH + " the coordination table holds; set a shorter instance id");
+		}
+	}
+
+	private static void rollbackQuietly(Connection connection) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			logger.debug("Rollback failed", ex);
+		}
+	}
+
+}

@@ -1,0 +1,177 @@
+package dev.polling.jdbc.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.Schema;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.TestDatabase;
+
+/** JDBC coordination on a real database: several instances, each with its own data source. */
+abstract class JdbcCoordinationContractTest extends DatabaseTest {
+
+	static final Duration FAILOVER = Duration.ofMillis(1500);
+
+	private final List<PollingManager> managers = new ArrayList<>();
+
+	JdbcCoordinationContractTest(Dialect dialect) {
+		super(dialect);
+	}
+
+	@Override
+	protected void prepare(TestDatabase database) {
+		Schema.create(database.newDataSource(), database.dialect(), TableNames.defaults());
+	}
+
+	@AfterEach
+	void close() {
+		this.managers.forEach(PollingManager::close);
+		this.managers.clear();
+	}
+
+	PollingManager instance(String id, String cluster) {
+		return instance(id, cluster, database().newDataSource());
+	}
+
+	PollingManager instance(String id, String cluster, DataSource dataSource) {
+		PollingManager manager = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(id))
+			.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(10)))
+			.coordinator(cluster, new JdbcCoordinator(dataSource, database().dialect(), TableNames.defaults(), FAILOVER))
+			.build();
+		this.managers.add(manager);
+		return manager;
+	}
+
+	@Test
+	void grantsOneInstanceAndKeepsItWithTheHolderWhileItRenews() {
+		PollingManager a = instance("a", "RENEW");
+		PollingManager b = instance("b", "RENEW");
+		assertThat(a.decide("RENEW").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		long epoch = a.fencingToken("RENEW").orElseThrow();
+		long start = System.nanoTime();
+		while (System.nanoTime() - start < FAILOVER.multipliedBy(2).toNanos()) {
+			assertThat(a.decide("RENEW").reason()).isEqualTo(Reason.RENEWED);
+			Decision refused = b.decide("RENEW");
+			assertThat(refused.reason()).isEqualTo(Reason.PEER_ACTIVE);
+			assertThat(refused.peers().get(0).instanceId()).isEqualTo("a");
+			sleep(100);
+		}
+		assertThat(a.fencingToken("RENEW")).hasValue(epoch);
+		assertThat(b.fencingToken("RENEW")).isEmpty();
+	}
+
+	@Test
+	void takesOverOnlyAfterTheFailoverPeriodAndIncrementsTheEpoch() {
+		PollingManager a = instance("a", "FAILOVER");
+		PollingManager b = instance("b", "FAILOVER");
+		assertThat(a.decide("FAILOVER").isGranted()).isTrue();
+		long epoch = a.fencingToken("FAILOVER").orElseThrow();
+		// a stops deciding (a frozen or dead holder); b keeps ticking
+		Decision takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+			.until(() -> b.decide("FAILOVER"), Decision::isGranted);
+		assertThat(takeover.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		// the holder's last run, in database time, was at least the failover period ago
+		assertThat(takeover.peers().get(0).elapsedMillis()).isGreaterThanOrEqualTo(FAILOVER.toMillis());
+		assertThat(b.fencingToken("FAILOVER")).hasValue(epoch + 1);
+		Decision late = a.decide("FAILOVER");
+		assertThat(late.reason()).isEqualTo(Reason.PEER_ACTIVE);
+		assertThat(a.isHolding("FAILOVER")).isFalse();
+	}
+
+	@Test
+	void grantsExactlyOneAndTheSameInstanceWhenThreeTickTogether() throws Exception {
+		List<PollingManager> instances = List.of(instance("a", "TOGETHER"), instance("b", "TOGETHER"), instance("c", "TOGETHER"));
+		ExecutorService pool = Executors.newFixedThreadPool(3);
+		try {
+			String firstHolder = null;
+			for (int round = 0; round < 100; round++) {
+				CountDownLatch go = new CountDownLatch(1);
+				List<Future<Decision>> futures = new ArrayList<>();
+				for (PollingManager m : instances) {
+					futures.add(pool.submit(() -> {
+						go.await();
+						return m.decide("TOGETHER");
+					}));
+				}
+				go.countDown();
+				List<String> granted = new ArrayList<>();
+				for (int i = 0; i < 3; i++) {
+					if (futures.get(i).get().isGranted()) {
+						granted.add(instances.get(i).settings().instanceId());
+					}
+				}
+				assertThat(granted).as("round %d", round).hasSize(1);
+				if (firstHolder == null) {
+					firstHolder = granted.get(0);
+				}
+				assertThat(granted).as("no ping-pong, round %d", round).containsExactly(firstHolder);
+			}
+			assertThat(instances.stream().filter((m) -> m.fencingToken("TOGETHER").isPresent())).hasSize(1);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void pauseReleasesTheRowSoAnotherInstanceTakesOverAtOnce() {
+		PollingManager a = instance("a", "PAUSE");
+		PollingManager b = instance("b", "PAUSE");
+		assertThat(a.decide("PAUSE").isGranted()).isTrue();
+		long epoch = a.fencingToken("PAUSE").orElseThrow();
+		a.pause("PAUSE");
+		assertThat(a.decide("PAUSE").reason()).isEqualTo(Reason.PAUSED);
+		assertThat(b.decide("PAUSE").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(b.fencingToken("PAUSE")).hasValue(epoch + 1);
+	}
+
+	@Test
+	void refusesWithoutThrowingWhileTheDatabaseCannotBeReached() throws Exception {
+		TestDatabase gone = new TestDatabase("gone", database().dialect(), unreachableUrl(), database().username(), database().password());
+		PollingManager a = instance("a", "DOWN", gone.newDataSource());
+		Decision decision = a.decide("DOWN");
+		assertThat(decision.reason()).isEqualTo(Reason.COORDINATION_UNAVAILABLE);
+		assertThat(decision.peers().get(0).detail()).contains("database coordination failed");
+		assertThat(a.isHolding("DOWN")).isFalse();
+	}
+
+	/** A URL of this database's kind where nothing listens. */
+	abstract String unreachableUrl() throws Exception;
+
+	static int freePort() throws Exception {
+		try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
