@@ -1,0 +1,750 @@
+package dev.polling.sample.demo;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import jakarta.mail.Folder;
+import jakarta.mail.Message;
+import jakarta.mail.MessagingException;
+import jakarta.mail.Session;
+import jakarta.mail.Store;
+import jakarta.mail.Transport;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeMessage;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.polling.jdbc.inbox.InboxKeys;
+import dev.polling.sample.demo.DemoReport.Order;
+import dev.polling.sample.demo.DemoReport.Takeover;
+
+/**
+ * The demo behind the README's first command ({@code ./demo.sh}): starts the mail server
+ * ({@link DemoMailServer}) and three instances of the sample app as processes of their own, hands
+ * clusters over (the endpoint's pause/resume) until each instance holds one, sends mails spread
+ * over the three mailboxes, prints every few seconds which instance holds which cluster (from each
+ * instance's {@code /actuator/polling}), kills the holder of {@code MAILBOX_1} with SIGKILL a third
+ * of the way through and restarts it two thirds through, waits until every mail is processed,
+ * stops everything and prints a summary read from the shared database ({@link DemoReport}). Its
+ * last line is {@code demo: OK sent=N processed=N lost=0 duplicate-rows=0} (exit code 0) or
+ * {@code demo: FAILED ...} (exit code 1).
+ * <p>
+ * Settings (system properties, or the environment variables in brackets): {@code demo.mails}
+ * ({@code DEMO_MAILS}, default 300, or the first argument), {@code demo.send-seconds}
+ * ({@code DEMO_SEND_SECONDS}, default 36: how long sending takes), {@code demo.work}
+ * (default {@code demo-work}). All ports are free ones chosen at start. The driver opens the H2
+ * database first, so it serves the file to the instances (H2 AUTO_SERVER): killing an instance
+ * does not take the database with it, as with a database server of its own.
+ */
+public final class DemoDriver {
+
+	static final List<String> CLUSTERS = List.of("MAILBOX_1", "MAILBOX_2", "MAILBOX_3");
+
+	static final List<String> MAILBOX_USERS = List.of("mailbox-1", "mailbox-2", "mailbox-3");
+
+	private static final String MAIL_PASSWORD = "secret";
+
+	private static final String LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(150);
+
+	private static final Duration TAKEOVER_TIMEOUT = Duration.ofSeconds(30);
+
+	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(90);
+
+	private final int mails;
+
+	private final Duration sendDuration;
+
+	private final Path work;
+
+	private final String java;
+
+	private final String jar;
+
+	private final long startNanos = System.nanoTime();
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+	private final JsonMapper json = JsonMapper.builder().build();
+
+	private final List<Instance> instances = new ArrayList<>();
+
+	private final ConcurrentLinkedQueue<String> sentKeys = new ConcurrentLinkedQueue<>();
+
+	private final List<Takeover> takeovers = new ArrayList<>();
+
+	private int doubleHolderSamples;
+
+	private int smtpPort;
+
+	private int imapPort;
+
+	private @Nullable DemoProcess mailServer;
+
+	private @Nullable Connection database;
+
+	private boolean stopped;
+
+	DemoDriver(int mails, Duration sendDuration, Path work, String java, String jar) {
+		this.mails = mails;
+		this.sendDuration = sendDuration;
+		this.work = work.toAbsolutePath().normalize();
+		this.java = java;
+		this.jar = jar;
+	}
+
+	public static void main(String[] args) {
+		int mails = Integer.parseInt((args.length > 0) ? args[0] : setting("demo.mails", "DEMO_MAILS", "300"));
+		if (mails < 3) {
+			System.err.println("demo: send at least 3 mails (one per mailbox), not " + mails);
+			System.exit(2);
+		}
+		Duration sendDuration = Duration.ofSeconds(Long.parseLong(setting("demo.send-seconds", "DEMO_SEND_SECONDS", "36")));
+		String jar = System.getProperty("demo.jar", System.getProperty("java.class.path"));
+		String java = ProcessHandle.current().info().command().orElse("java");
+		DemoDriver driver = new DemoDriver(mails, sendDuration, Path.of(System.getProperty("demo.work", "demo-work")), java, jar);
+		Runtime.getRuntime().addShutdownHook(new Thread(driver::stopAll, "demo-shutdown"));
+		DemoReport report;
+		try {
+			report = driver.run();
+		}
+		catch (Exception ex) {
+			report = driver.report(describe(ex));
+		}
+		driver.stopAll();
+		System.out.println();
+		System.out.println("demo: summary");
+		report.summary().forEach(System.out::println);
+		System.out.println(report.lastLine());
+		System.out.flush();
+		System.exit(report.ok() ? 0 : 1);
+	}
+
+	DemoReport run() throws Exception {
+		prepareWorkDirectory();
+		say("%d mails over %d mailboxes, 3 instances; logs in %s", this.mails, CLUSTERS.size(), this.work.resolve("logs"));
+		startMailServer();
+		openDatabase();
+		startInstances();
+		awaitAllClustersHeld();
+		distribute();
+
+		Sender sender = new Sender();
+		Thread sending = new Thread(sender, "demo-sender");
+		sending.setDaemon(true);
+		sending.start();
+		say("sending %d mails over %d s (mail i goes to mailbox-((i-1) mod 3)+1)", this.mails, this.sendDuration.toSeconds());
+
+		Instance victim = null;
+		long killedAt = 0;
+		Map<String, String> awaitingTakeover = new LinkedHashMap<>();
+		boolean restarted = false;
+		boolean restartedUp = false;
+		long restartedAt = 0;
+		long lastPrint = 0;
+		long drainDeadline = 0;
+		String failure = null;
+		while (true) {
+			if (sender.failure != null) {
+				throw new IllegalStateException("sending mail failed: " + describe(sender.failure));
+			}
+			for (Instance instance : this.instances) {
+				if (instance != victim && !instance.process.isAlive()) {
+					throw new IllegalStateException(instance.id + " ended unexpectedly; see " + instance.process.log());
+				}
+			}
+			Map<String, List<String>> holders = holders();
+			long now = System.nanoTime();
+
+			if (victim != null && !awaitingTakeover.isEmpty()) {
+				for (var iterator = awaitingTakeover.entrySet().iterator(); iterator.hasNext();) {
+					var entry = iterator.next();
+					List<String> held = holders.get(entry.getKey());
+					if (!held.isEmpty()) {
+						Duration after = Duration.ofNanos(now - killedAt);
+						this.takeovers.add(new Takeover(entry.getKey(), entry.getValue(), held.get(0), after));
+						say("takeover: %s now held by %s, %.1f s after the SIGKILL", entry.getKey(), held.get(0),
+								after.toMillis() / 1000.0);
+						iterator.remove();
+					}
+					else if (now - killedAt > TAKEOVER_TIMEOUT.toNanos()) {
+						this.takeovers.add(new Takeover(entry.getKey(), entry.getValue(), null, null));
+						say("takeover: %s NOT taken over within %d s", entry.getKey(), TAKEOVER_TIMEOUT.toSeconds());
+						iterator.remove();
+					}
+				}
+			}
+			if (victim == null && sender.sent.get() >= this.mails / 3) {
+				victim = holderOf(holders, "MAILBOX_1");
+				for (String cluster : CLUSTERS) {
+					if (holders.get(cluster).contains(victim.id)) {
+						awaitingTakeover.put(cluster, victim.id);
+					}
+				}
+				victim.process.kill();
+				killedAt = System.nanoTime();
+				say("SIGKILL %s (pid %d), holder of %s, %d of %d mails sent", victim.id, victim.process.pid(),
+						String.join(", ", awaitingTakeover.keySet()), sender.sent.get(), this.mails);
+			}
+			if (victim != null && awaitingTakeover.isEmpty() && !restarted
+					&& (sender.sent.get() >= 2 * this.mails / 3 || sender.done) && now - killedAt > 5_000_000_000L) {
+				victim.process.start();
+				restarted = true;
+				restartedAt = System.nanoTime();
+				say("restarting %s (same ports, same configuration)", victim.id);
+			}
+			if (restarted && !restartedUp && victim != null && healthy(victim)) {
+				restartedUp = true;
+				say("%s is up again after %.1f s and joins as standby", victim.id,
+						(System.nanoTime() - restartedAt) / 1e9);
+			}
+			if (now - lastPrint >= 3_000_000_000L) {
+				lastPrint = now;
+				printStatus(holders, sender.sent.get(), processedCount());
+			}
+			if (sender.done) {
+				if (drainDeadline == 0) {
+					drainDeadline = now + DRAIN_TIMEOUT.toNanos();
+					say("all %d mails sent; waiting until they are processed", this.mails);
+				}
+				if (restartedUp && awaitingTakeover.isEmpty() && processedCount() >= this.mails) {
+					printStatus(holders, sender.sent.get(), processedCount());
+					say("all mails processed");
+					break;
+				}
+				if (now > drainDeadline) {
+					failure = "gave up waiting " + DRAIN_TIMEOUT.toSeconds() + " s for the mails to be processed"
+							+ (restartedUp ? "" : " and for the restarted instance");
+					say(failure);
+					break;
+				}
+			}
+			Thread.sleep(awaitingTakeover.isEmpty() ? 250 : 50);
+		}
+		awaitMailboxesEmpty();
+		return report(failure);
+	}
+
+	// ---- setup ----
+
+	private void prepareWorkDirectory() throws IOException {
+		Files.createDirectories(this.work);
+		for (String dir : List.of("db", "logs")) {
+			Path path = this.work.resolve(dir);
+			if (Files.exists(path)) {
+				try (Stream<Path> files = Files.walk(path)) {
+					files.sorted(Comparator.reverseOrder()).forEach((file) -> {
+						try {
+							Files.delete(file);
+						}
+						catch (IOException ex) {
+							throw new UncheckedIOException(ex);
+						}
+					});
+				}
+			}
+			Files.createDirectories(path);
+		}
+	}
+
+	private void startMailServer() throws Exception {
+		this.smtpPort = freePort();
+		this.imapPort = freePort();
+		List<String> command = new ArrayList<>(List.of(this.java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+				"-Dloader.main=" + DemoMailServer.class.getName(), "-cp", this.jar, LAUNCHER,
+				Integer.toString(this.smtpPort), Integer.toString(this.imapPort), MAIL_PASSWORD));
+		command.addAll(MAILBOX_USERS);
+		DemoProcess server = new DemoProcess("mail-server", command, this.work.resolve("logs/mail-server.log"));
+		this.mailServer = server;
+		server.start();
+		long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+		while (!(accepts(this.smtpPort) && accepts(this.imapPort))) {
+			if (!server.isAlive()) {
+				throw new IllegalStateException("the mail server did not start; see " + server.log());
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("the mail server did not open its ports within 60 s; see " + server.log());
+			}
+			Thread.sleep(200);
+		}
+		say("mail server up (GreenMail, pid %d): SMTP 127.0.0.1:%d, IMAP 127.0.0.1:%d, users %s", server.pid(),
+				this.smtpPort, this.imapPort, String.join(", ", MAILBOX_USERS));
+	}
+
+	private String databaseUrl() {
+		return "jdbc:h2:file:" + this.work.resolve("db/orders") + ";AUTO_SERVER=TRUE";
+	}
+
+	private void openDatabase() throws SQLException {
+		this.database = DriverManager.getConnection(databaseUrl(), "sa", "");
+		say("database: %s (this driver opened it first and serves it to the instances)", databaseUrl());
+	}
+
+	private void startInstances() throws Exception {
+		List<int[]> ports = new ArrayList<>();
+		for (int i = 1; i <= 3; i++) {
+			ports.add(new int[] { freePort(), freePort() });
+		}
+		Path shared = writeSharedConfiguration(ports);
+		for (int i = 1; i <= 3; i++) {
+			String id = "instance-" + i;
+			int httpPort = ports.get(i - 1)[0];
+			int jmxPort = ports.get(i - 1)[1];
+			List<String> command = List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
+					this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + httpPort,
+					"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + id);
+			Instance instance = new Instance(id, httpPort, jmxPort,
+					new DemoProcess(id, command, this.work.resolve("logs/" + id + ".log")));
+			this.instances.add(instance);
+			instance.process.start();
+		}
+		say("starting %s with the shared configuration %s", this.instances.stream()
+			.map((i) -> i.id + " (http " + i.httpPort + ", jmx " + i.jmxPort + ")")
+			.toList(), shared);
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		List<Instance> waiting = new ArrayList<>(this.instances);
+		while (!waiting.isEmpty()) {
+			for (var iterator = waiting.iterator(); iterator.hasNext();) {
+				Instance instance = iterator.next();
+				if (!instance.process.isAlive()) {
+					throw new IllegalStateException(instance.id + " did not start; see " + instance.process.log());
+				}
+				if (healthy(instance)) {
+					say("%s up (pid %d)", instance.id, instance.process.pid());
+					iterator.remove();
+				}
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("not up within " + STARTUP_TIMEOUT.toSeconds() + " s: "
+						+ waiting.stream().map((i) -> i.id).toList());
+			}
+			Thread.sleep(250);
+		}
+	}
+
+	private Path writeSharedConfiguration(List<int[]> ports) throws IOException {
+		StringBuilder yaml = new StringBuilder();
+		yaml.append("# Written by the demo: the configuration the three instances share. Each instance gets only\n")
+			.append("# its own --server.port, --polling.jmx.server.port and --polling.instance-id.\n")
+			.append("spring:\n  datasource:\n    url: \"").append(databaseUrl().replace("\\", "\\\\").replace("\"", "\\\""))
+			.append("\"\n")
+			.append("sample:\n  exit-with-parent: true   # an instance ends when the demo driver ends\n")
+			.append("  mail:\n    imap-port: ").append(this.imapPort).append('\n')
+			.append("    processing-time: 20ms   # simulated business work per mail\n")
+			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (pause/resume)\n")
+			.append("polling:\n  peers:   # all instances share one list; each recognises itself in it\n");
+		for (int i = 1; i <= ports.size(); i++) {
+			yaml.append("    instance-").append(i).append(":\n      host: 127.0.0.1\n      port: ")
+				.append(ports.get(i - 1)[1]).append('\n');
+		}
+		Path file = this.work.resolve("demo-instances.yml");
+		Files.writeString(file, yaml.toString(), StandardCharsets.UTF_8);
+		return file;
+	}
+
+	private void awaitAllClustersHeld() throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		Map<String, List<String>> holders = holders();
+		while (holders.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < deadline) {
+			Thread.sleep(200);
+			holders = holders();
+		}
+		printStatus(holders, 0, processedCount());
+	}
+
+	/**
+	 * One cluster per instance, as seed 001 §4.1.1 intends: whichever instance comes up first takes
+	 * every cluster, so the demo hands surplus clusters over with the endpoint's write operation, as
+	 * an operator would. It pauses the cluster on every instance but the target (the holder releases
+	 * it, the others stop competing), waits until the target holds it, and resumes it everywhere.
+	 */
+	private void distribute() throws InterruptedException {
+		Map<String, List<String>> holders = holders();
+		for (String cluster : CLUSTERS) {
+			List<String> held = holders.get(cluster);
+			if (held.size() != 1 || clustersHeldBy(holders, held.get(0)) < 2) {
+				continue;
+			}
+			Optional<Instance> target = this.instances.stream()
+				.filter((i) -> clustersHeldBy(holders(), i.id) == 0)
+				.findFirst();
+			if (target.isEmpty()) {
+				break;
+			}
+			String from = held.get(0);
+			List<Instance> others = this.instances.stream().filter((i) -> i != target.get()).toList();
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/pause"));
+			long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+			while (!holders().get(cluster).contains(target.get().id) && System.nanoTime() < deadline) {
+				Thread.sleep(100);
+			}
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/resume"));
+			holders = holders();
+			say("handover: %s from %s to %s (POST /actuator/polling/%s/pause on the others, then resume)%s", cluster,
+					from, target.get().id, cluster, holders.get(cluster).contains(target.get().id) ? "" : " FAILED");
+		}
+		printStatus(holders, 0, processedCount());
+	}
+
+	private static int clustersHeldBy(Map<String, List<String>> holders, String instanceId) {
+		return (int) holders.values().stream().filter((ids) -> ids.contains(instanceId)).count();
+	}
+
+	private void post(Instance instance, String path) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.httpPort + path))
+			.timeout(Duration.ofSeconds(2))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		try {
+			HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+			if (response.statusCode() != 200) {
+				say("POST %s on %s answered %d", path, instance.id, response.statusCode());
+			}
+		}
+		catch (IOException ex) {
+			say("POST %s on %s failed: %s", path, instance.id, describe(ex));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	// ---- observation ----
+
+	/** Per cluster, the live instances whose {@code /actuator/polling} says they hold it. */
+	private Map<String, List<String>> holders() {
+		Map<String, List<String>> holders = new LinkedHashMap<>();
+		CLUSTERS.forEach((cluster) -> holders.put(cluster, new ArrayList<>()));
+		for (Instance instance : this.instances) {
+			if (!instance.process.isAlive()) {
+				continue;
+			}
+			JsonNode status = pollingStatus(instance);
+			if (status == null) {
+				continue;
+			}
+			for (String cluster : CLUSTERS) {
+				if (status.path("clusters").path(cluster).path("holding").asBoolean(false)) {
+					holders.get(cluster).add(instance.id);
+				}
+			}
+		}
+		if (holders.values().stream().anyMatch((list) -> list.size() > 1)) {
+			this.doubleHolderSamples++;
+		}
+		return holders;
+	}
+
+	private @Nullable JsonNode pollingStatus(Instance instance) {
+		Optional<String> body = get(instance, "/actuator/polling");
+		if (body.isEmpty()) {
+			return null;
+		}
+		try {
+			return this.json.readTree(body.get());
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private boolean healthy(Instance instance) {
+		return instance.process.isAlive() && get(instance, "/actuator/health").isPresent();
+	}
+
+	private Optional<String> get(Instance instance, String path) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.httpPort + path))
+			.timeout(Duration.ofSeconds(2))
+			.build();
+		try {
+			HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+			return (response.statusCode() == 200) ? Optional.of(response.body()) : Optional.empty();
+		}
+		catch (IOException ex) {
+			return Optional.empty();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Optional.empty();
+		}
+	}
+
+	private Instance holderOf(Map<String, List<String>> holders, String preferred) {
+		List<String> candidates = new ArrayList<>(holders.get(preferred));
+		holders.values().forEach(candidates::addAll);
+		if (candidates.isEmpty()) {
+			throw new IllegalStateException("no instance holds any cluster: nothing to kill");
+		}
+		String id = candidates.get(0);
+		return this.instances.stream().filter((i) -> i.id.equals(id)).findFirst().orElseThrow();
+	}
+
+	private void printStatus(Map<String, List<String>> holders, int sent, int processed) {
+		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "sent %4d/%d  processed %4d  |", sent,
+				this.mails, Math.max(processed, 0)));
+		holders.forEach((cluster, ids) -> line.append(' ').append(cluster).append(": ")
+			.append(ids.isEmpty() ? "-" : String.join("+", ids)).append(ids.size() > 1 ? " (TWO HOLDERS!)" : "")
+			.append("  |"));
+		List<String> down = this.instances.stream().filter((i) -> !i.process.isAlive()).map((i) -> i.id).toList();
+		if (!down.isEmpty()) {
+			line.append(" down: ").append(String.join(", ", down));
+		}
+		say("%s", line);
+	}
+
+	private int processedCount() {
+		return queryInt("SELECT COUNT(DISTINCT message_id) FROM orders");
+	}
+
+	private int queryInt(String sql) {
+		Connection connection = this.database;
+		if (connection == null) {
+			return -1;
+		}
+		try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+			return result.next() ? result.getInt(1) : 0;
+		}
+		catch (SQLException ex) {
+			return -1; // tables not created yet
+		}
+	}
+
+	private void awaitMailboxesEmpty() throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+		while (mailsOnServer() != 0 && System.nanoTime() < deadline) {
+			Thread.sleep(500);
+		}
+	}
+
+	/** Mails still in the three mailboxes, or -1 if the server cannot be asked. */
+	private int mailsOnServer() {
+		Properties properties = new Properties();
+		properties.put("mail.imap.connectiontimeout", "3000");
+		properties.put("mail.imap.timeout", "3000");
+		Session session = Session.getInstance(properties);
+		int total = 0;
+		for (String user : MAILBOX_USERS) {
+			try {
+				Store store = session.getStore("imap");
+				store.connect("127.0.0.1", this.imapPort, user, MAIL_PASSWORD);
+				try {
+					Folder folder = store.getFolder("INBOX");
+					folder.open(Folder.READ_ONLY);
+					total += folder.getMessageCount();
+					folder.close(false);
+				}
+				finally {
+					store.close();
+				}
+			}
+			catch (MessagingException ex) {
+				return -1;
+			}
+		}
+		return total;
+	}
+
+	DemoReport report(@Nullable String failure) {
+		List<Order> orders = new ArrayList<>();
+		int duplicateFetches = 0;
+		String problem = failure;
+		Connection connection = this.database;
+		if (connection != null) {
+			try (Statement statement = connection.createStatement()) {
+				try (ResultSet result = statement.executeQuery("SELECT message_id, processed_by FROM orders")) {
+					while (result.next()) {
+						orders.add(new Order(result.getString(1), result.getString(2)));
+					}
+				}
+				try (ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM duplicate_fetches")) {
+					duplicateFetches = result.next() ? result.getInt(1) : 0;
+				}
+			}
+			catch (SQLException ex) {
+				problem = (problem != null) ? problem : "could not read the database: " + ex.getMessage();
+			}
+		}
+		int left = (this.mailServer != null && this.mailServer.isAlive()) ? mailsOnServer() : -1;
+		return DemoReport.of(List.copyOf(this.sentKeys), orders, duplicateFetches, left, this.takeovers,
+				this.doubleHolderSamples, problem);
+	}
+
+	// ---- shutdown ----
+
+	/** Stops the instances (SIGTERM, then SIGKILL) and the mail server; idempotent. */
+	synchronized void stopAll() {
+		if (this.stopped) {
+			return;
+		}
+		this.stopped = true;
+		say("stopping the instances and the mail server");
+		try {
+			for (Instance instance : this.instances) {
+				instance.process.requestStop();
+			}
+			for (Instance instance : this.instances) {
+				instance.process.stop(20_000);
+			}
+			if (this.mailServer != null) {
+				this.mailServer.stop(10_000);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			if (this.database != null) {
+				try {
+					this.database.close();
+				}
+				catch (SQLException ex) {
+					// the summary was read before; nothing to do
+				}
+			}
+		}
+		long left = this.instances.stream().filter((i) -> i.process.isAlive()).count()
+				+ ((this.mailServer != null && this.mailServer.isAlive()) ? 1 : 0);
+		say("stopped (%d processes of the demo still running)", left);
+	}
+
+	// ---- helpers ----
+
+	private void say(String format, Object... args) {
+		double seconds = (System.nanoTime() - this.startNanos) / 1e9;
+		System.out.println(String.format(Locale.ROOT, "[%6.1fs] ", seconds) + String.format(Locale.ROOT, format, args));
+		System.out.flush();
+	}
+
+	private static String setting(String property, String environment, String fallback) {
+		String value = System.getProperty(property);
+		if (value == null) {
+			value = System.getenv(environment);
+		}
+		return (value == null || value.isBlank()) ? fallback : value.strip();
+	}
+
+	private static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket()) {
+			socket.setReuseAddress(false);
+			socket.bind(new InetSocketAddress("127.0.0.1", 0));
+			return socket.getLocalPort();
+		}
+	}
+
+	private static boolean accepts(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+			return true;
+		}
+		catch (ConnectException ex) {
+			return false;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static String describe(Throwable ex) {
+		return (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getSimpleName();
+	}
+
+	/**
+	 * One instance of the sample app.
+	 * @param id its instance id
+	 * @param httpPort its HTTP port (actuator)
+	 * @param jmxPort the port of its JMX server for the peers
+	 * @param process its process
+	 */
+	private record Instance(String id, int httpPort, int jmxPort, DemoProcess process) {
+	}
+
+	/** Sends the mails over one SMTP connection, paced over the send duration. */
+	private final class Sender implements Runnable {
+
+		final AtomicInteger sent = new AtomicInteger();
+
+		volatile @Nullable Exception failure;
+
+		volatile boolean done;
+
+		@Override
+		public void run() {
+			Properties properties = new Properties();
+			properties.put("mail.smtp.connectiontimeout", "5000");
+			properties.put("mail.smtp.timeout", "5000");
+			Session session = Session.getInstance(properties);
+			String run = Long.toString(System.currentTimeMillis(), 36);
+			long start = System.nanoTime();
+			long interval = DemoDriver.this.sendDuration.toNanos() / DemoDriver.this.mails;
+			try (Transport transport = session.getTransport("smtp")) {
+				for (int i = 1; i <= DemoDriver.this.mails; i++) {
+					long due = start + (i - 1) * interval;
+					long wait = due - System.nanoTime();
+					if (wait > 0) {
+						Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+					}
+					if (!transport.isConnected()) {
+						transport.connect("127.0.0.1", DemoDriver.this.smtpPort, null, null);
+					}
+					String user = MAILBOX_USERS.get((i - 1) % MAILBOX_USERS.size());
+					String messageId = "<order-" + i + "." + run + "@" + DemoMailServer.DOMAIN + ">";
+					MimeMessage mail = new MimeMessage(session) {
+						@Override
+						protected void updateMessageID() throws MessagingException {
+							setHeader("Message-ID", messageId);
+						}
+					};
+					mail.setFrom(new InternetAddress("customer-" + (i % 17 + 1) + "@" + DemoMailServer.DOMAIN));
+					mail.setRecipient(Message.RecipientType.TO, new InternetAddress(user + "@" + DemoMailServer.DOMAIN));
+					mail.setSubject("Order " + i + ": " + (i % 5 + 1) + " x widget");
+					mail.setText("Please send " + (i % 5 + 1) + " widgets.\n");
+					mail.saveChanges();
+					transport.sendMessage(mail, mail.getAllRecipients());
+					DemoDriver.this.sentKeys.add(InboxKeys.messageId(messageId));
+					this.sent.incrementAndGet();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (Exception ex) {
+				this.failure = ex;
+			}
+			finally {
+				this.done = true;
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,53 @@
+package dev.polling.sample;
+
+import java.util.Properties;
+
+import com.icegreen.greenmail.configuration.GreenMailConfiguration;
+import com.icegreen.greenmail.junit5.GreenMailExtension;
+import com.icegreen.greenmail.util.ServerSetup;
+import com.icegreen.greenmail.util.ServerSetupTest;
+import jakarta.mail.Message;
+import jakarta.mail.MessagingException;
+import jakarta.mail.Session;
+import jakarta.mail.Transport;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeMessage;
+
+/**
+ * Sends test mails over SMTP to the embedded mail server, with a Message-ID of the test's choice.
+ */
+final class TestMails {
+
+	private TestMails() {
+	}
+
+	/** GreenMail on free ports with the sample's three mailboxes (password {@code secret}), one per test class. */
+	static GreenMailExtension mailServerWithTheSampleMailboxes() {
+		return new GreenMailExtension(ServerSetup.dynamicPort(ServerSetupTest.SMTP_IMAP))
+			.withConfiguration(GreenMailConfiguration.aConfig()
+				.withUser("mailbox-1@demo.local", "mailbox-1", "secret")
+				.withUser("mailbox-2@demo.local", "mailbox-2", "secret")
+				.withUser("mailbox-3@demo.local", "mailbox-3", "secret"))
+			.withPerMethodLifecycle(false);
+	}
+
+	static void send(GreenMailExtension server, String mailbox, String messageId, String subject)
+			throws MessagingException {
+		Properties properties = new Properties();
+		properties.put("mail.smtp.host", "127.0.0.1");
+		properties.put("mail.smtp.port", Integer.toString(server.getSmtp().getPort()));
+		Session session = Session.getInstance(properties);
+		MimeMessage mail = new MimeMessage(session) {
+			@Override
+			protected void updateMessageID() throws MessagingException {
+				setHeader("Message-ID", messageId);
+			}
+		};
+		mail.setFrom(new InternetAddress("customer@shop.example"));
+		mail.setRecipient(Message.RecipientType.TO, new InternetAddress(mailbox + "@demo.local"));
+		mail.setSubject(subject);
+		mail.setText("Please send the widgets.\n");
+		Transport.send(mail);
+	}
+
+}
