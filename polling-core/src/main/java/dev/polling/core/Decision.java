@@ -58,6 +58,12 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		/** Refused: this instance held the cluster but found a peer holding it too that has precedence; it let go. */
 		YIELDED_TO_PEER(Outcome.REFUSED),
 
+		/**
+		 * Refused: this instance handed the cluster over to balance the clusters among the instances
+		 * (it held at least two more than a peer), and holds back from it for one wait time.
+		 */
+		HANDED_OVER(Outcome.REFUSED),
+
 		/** Refused: the cluster is paused on this instance. */
 		PAUSED(Outcome.REFUSED),
 

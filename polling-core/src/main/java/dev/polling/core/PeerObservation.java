@@ -19,9 +19,18 @@ import org.jspecify.annotations.Nullable;
  * @param latency how long the request took
  * @param observedAt when the observation was made (wall clock, for display)
  * @param detail a short human-readable explanation of a fault, never containing secrets
+ * @param heldClusters how many clusters the peer holds, or -1 when unknown (peers that do not
+ *        report it, failed observations)
  */
 public record PeerObservation(String peerId, String address, PeerState state, PeerFault fault, @Nullable String instanceId,
-		long elapsedMillis, long candidateAgeMillis, Duration latency, Instant observedAt, @Nullable String detail) {
+		long elapsedMillis, long candidateAgeMillis, Duration latency, Instant observedAt, @Nullable String detail,
+		int heldClusters) {
+
+	/** An observation without the number of held clusters. */
+	public PeerObservation(String peerId, String address, PeerState state, PeerFault fault, @Nullable String instanceId,
+			long elapsedMillis, long candidateAgeMillis, Duration latency, Instant observedAt, @Nullable String detail) {
+		this(peerId, address, state, fault, instanceId, elapsedMillis, candidateAgeMillis, latency, observedAt, detail, -1);
+	}
 
 	/** Elapsed value that means "never polled" (as in the seed). */
 	public static final long NEVER = Long.MAX_VALUE;

@@ -91,9 +91,16 @@ public final class PollingManager implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	private final boolean balanceClusters;
+
+	/** When this instance may hand the next cluster over for balance (monotonic nanos). */
+	private volatile long nextHandover;
+
 	private PollingManager(Builder builder) {
 		this.settings = builder.settings;
 		this.time = builder.time;
+		this.balanceClusters = builder.balanceClusters;
+		this.nextHandover = this.time.nanoTime();
 		this.listener = builder.listener;
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
 		validate(builder);
@@ -110,6 +117,7 @@ public final class PollingManager implements AutoCloseable {
 					new ClusterState(this.time, cluster.waitTime().toNanos()), coordinator));
 		}
 		this.clusters = Collections.unmodifiableMap(runtimes);
+		this.clusters.values().forEach((c) -> c.handoverUntil = this.time.nanoTime());
 		this.ownsPeerClient = builder.peerClient == null;
 		for (String peerId : builder.peerTls.keySet()) {
 			if (!this.peers.containsKey(peerId)) {
@@ -243,7 +251,20 @@ public final class PollingManager implements AutoCloseable {
 					return decision(c, Reason.YIELDED_TO_PEER, observations, start);
 				}
 			}
+			PeerObservation lighter = this.balanceClusters ? lighterPeer(observations) : null;
+			if (lighter != null) {
+				long now = this.time.nanoTime();
+				c.state.release();
+				c.handoverUntil = now + c.definition.waitTime().toNanos();
+				this.nextHandover = now + c.definition.waitTime().toNanos() / 2;
+				logger.info("Cluster '{}': handed over to balance the clusters (this instance held {}, peer '{}' holds {})",
+						c.definition.id(), heldClusters() + 1, lighter.peerId(), lighter.heldClusters());
+				return decision(c, Reason.HANDED_OVER, observations, start);
+			}
 			return decision(c, Reason.RENEWED, observations, start);
+		}
+		if (this.time.nanoTime() - c.handoverUntil < 0) {
+			return decision(c, Reason.HANDED_OVER, List.of(), start);
 		}
 
 		// Candidate, first round: refuse cheaply while anybody holds or acquires.
@@ -343,6 +364,36 @@ public final class PollingManager implements AutoCloseable {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * A peer that answered and holds at least two clusters fewer than this instance, if handing one
+	 * over is due (at most one handover per half wait time).
+	 */
+	private @Nullable PeerObservation lighterPeer(List<PeerObservation> observations) {
+		if (this.time.nanoTime() - this.nextHandover < 0) {
+			return null;
+		}
+		int mine = heldClusters();
+		PeerObservation lightest = null;
+		for (PeerObservation o : observations) {
+			if (o.state() == PeerState.ANSWERED && o.heldClusters() >= 0
+					&& (lightest == null || o.heldClusters() < lightest.heldClusters())) {
+				lightest = o;
+			}
+		}
+		return (lightest != null && lightest.heldClusters() <= mine - 2) ? lightest : null;
+	}
+
+	/** How many clusters this instance holds. */
+	private int heldClusters() {
+		int held = 0;
+		for (ClusterRuntime c : this.clusters.values()) {
+			if (c.state.isHolding()) {
+				held++;
+			}
+		}
+		return held;
 	}
 
 	/** Whether a peer with this instance id wins a tie against this instance. */
@@ -777,6 +828,9 @@ public final class PollingManager implements AutoCloseable {
 		/** Fencing token of the latest grant by the coordinator, -1 when none. */
 		volatile long epoch = -1;
 
+		/** Until when this instance holds back from the cluster after handing it over (monotonic nanos). */
+		volatile long handoverUntil;
+
 		/** Whether a peer was seen holding since this instance last held: the next acquisition is a takeover. */
 		volatile boolean peerHeldSince;
 
@@ -825,7 +879,8 @@ public final class PollingManager implements AutoCloseable {
 
 		@Override
 		public long[] getCoordinationState() {
-			return this.c.state.snapshot();
+			long[] snapshot = this.c.state.snapshot();
+			return new long[] { snapshot[0], snapshot[1], heldClusters() };
 		}
 
 		@Override
@@ -893,7 +948,20 @@ public final class PollingManager implements AutoCloseable {
 
 		private final Map<String, javax.net.ssl.SSLContext> peerTls = new LinkedHashMap<>();
 
+		private boolean balanceClusters;
+
 		private Builder() {
+		}
+
+		/**
+		 * Whether to spread clusters among the instances (seed: load distribution): a holder that
+		 * holds at least two clusters more than a peer of the cluster it renews hands that cluster
+		 * over (the peer takes it at its next tick) and holds back from it for one wait time; at most
+		 * one handover per half wait time. JMX clusters only. Off by default.
+		 */
+		public Builder balanceClusters(boolean balanceClusters) {
+			this.balanceClusters = balanceClusters;
+			return this;
 		}
 
 		/**

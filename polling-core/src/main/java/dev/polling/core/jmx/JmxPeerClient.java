@@ -254,14 +254,16 @@ public final class JmxPeerClient implements PeerClient {
 			Object candidateAge = values.get(PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
 			long candidateAgeMillis = (candidateAge instanceof Long || candidateAge instanceof Integer) ? ((Number) candidateAge).longValue() : -1;
 			// Instances of this library: take both from one consistent snapshot.
+			int heldClusters = -1;
 			if (values.get(PollingClusterMXBean.COORDINATION_STATE) instanceof long[] state && state.length >= 2) {
 				elapsedMillis = state[0];
 				candidateAgeMillis = state[1];
+				heldClusters = (state.length >= 3) ? (int) Math.min(Integer.MAX_VALUE, state[2]) : -1;
 			}
 			long now = JmxPeerClient.this.time.nanoTime();
 			return new PeerObservation(this.peer.id(), this.peer.address(), PeerState.ANSWERED, PeerFault.NONE,
 					(instanceId instanceof String s) ? s : null, elapsedMillis, candidateAgeMillis, Duration.ofNanos(now - start),
-					JmxPeerClient.this.time.now(), null);
+					JmxPeerClient.this.time.now(), null, heldClusters);
 		}
 
 		private MBeanServerConnection connection(Duration timeout) throws IOException {

@@ -17,8 +17,9 @@ public interface PollingClusterMXBean {
 	String CANDIDATE_AGE_MILLIS = "CandidateAgeMillis";
 
 	/**
-	 * Attribute read by peers of this library: {@code [elapsedMillis, candidateAgeMillis]} from one
-	 * consistent snapshot. Peers must use it rather than the two attributes read one after the other.
+	 * Attribute read by peers of this library: {@code [elapsedMillis, candidateAgeMillis,
+	 * heldClusters]}, the first two from one consistent snapshot (peers must use it rather than the
+	 * two attributes read one after the other); the third is how many clusters this instance holds.
 	 */
 	String COORDINATION_STATE = "CoordinationState";
 

@@ -384,11 +384,34 @@ public final class DemoDriver {
 
 	/**
 	 * One cluster per instance, as seed 001 §4.1.1 intends: whichever instance comes up first takes
-	 * every cluster, so the demo hands surplus clusters over with the endpoint's write operation, as
-	 * an operator would. It pauses the cluster on every instance but the target (the holder releases
-	 * it, the others stop competing), waits until the target holds it, and resumes it everywhere.
+	 * every cluster; with {@code polling.balance-clusters} it hands surplus clusters over by itself
+	 * (one per half wait time). The demo waits for that, and only if it has not happened after 30 s
+	 * hands them over with the endpoint's write operation, as an operator would.
 	 */
 	private void distribute() throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		Map<String, List<String>> holders = holders();
+		while (!balanced(holders) && System.nanoTime() < deadline) {
+			Thread.sleep(250);
+			holders = holders();
+		}
+		if (balanced(holders)) {
+			say("balanced by the instances themselves (polling.balance-clusters): %s", holders);
+			return;
+		}
+		handOverByHand();
+	}
+
+	private boolean balanced(Map<String, List<String>> holders) {
+		return holders.values().stream().allMatch((ids) -> ids.size() == 1)
+				&& this.instances.stream().allMatch((i) -> clustersHeldBy(holders, i.id) <= 1);
+	}
+
+	/**
+	 * Pauses a surplus cluster on every instance but the target (the holder releases it, the others
+	 * stop competing), waits until the target holds it, and resumes it everywhere.
+	 */
+	private void handOverByHand() throws InterruptedException {
 		Map<String, List<String>> holders = holders();
 		for (String cluster : CLUSTERS) {
 			List<String> held = holders.get(cluster);

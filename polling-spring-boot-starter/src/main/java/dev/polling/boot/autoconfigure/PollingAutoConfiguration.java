@@ -108,6 +108,7 @@ public final class PollingAutoConfiguration {
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
+				.balanceClusters(properties.isBalanceClusters())
 				.mbeanServer(mbeanServer);
 			properties.getPeers().forEach((id, peer) -> {
 				if (peer.getSslBundle() != null) {

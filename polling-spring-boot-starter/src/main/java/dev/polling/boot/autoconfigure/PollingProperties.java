@@ -50,6 +50,20 @@ public class PollingProperties {
 	private Coordination coordination = Coordination.JMX;
 
 	/**
+	 * Whether to spread the clusters among the instances (load distribution): an instance holding
+	 * at least two clusters more than a peer hands one over, at most one per half wait time.
+	 */
+	private boolean balanceClusters;
+
+	public boolean isBalanceClusters() {
+		return this.balanceClusters;
+	}
+
+	public void setBalanceClusters(boolean balanceClusters) {
+		this.balanceClusters = balanceClusters;
+	}
+
+	/**
 	 * What to assume about a peer that timed out or failed: 'proceed' counts it as idle (fastest
 	 * failover), 'presume-last-known' counts it as holding while it was last seen holding and the
 	 * wait time has not passed since. A peer that refuses the connection always counts as gone.
