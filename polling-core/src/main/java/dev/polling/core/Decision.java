@@ -64,6 +64,12 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		 */
 		HANDED_OVER(Outcome.REFUSED),
 
+		/**
+		 * Refused: the cluster is free, but a peer holding fewer clusters answered; it is left to that
+		 * peer for a few decisions (balancing) before this instance takes it after all.
+		 */
+		LEFT_TO_LIGHTER_PEER(Outcome.REFUSED),
+
 		/** Refused: the cluster is paused on this instance. */
 		PAUSED(Outcome.REFUSED),
 

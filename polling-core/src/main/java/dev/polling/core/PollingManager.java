@@ -65,6 +65,9 @@ public final class PollingManager implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(PollingManager.class);
 
+	/** How many decisions in a row a candidate leaves a free cluster to a peer holding fewer clusters. */
+	static final int MAX_DEFERRALS = 3;
+
 	/** A holder renews without settle time only while this much of its wait time is left. */
 	static final Duration RENEWAL_MARGIN = Duration.ofSeconds(1);
 
@@ -273,6 +276,10 @@ public final class PollingManager implements AutoCloseable {
 		if (refusal != null) {
 			return decision(c, refusal, first, start);
 		}
+		if (this.balanceClusters && c.deferrals < MAX_DEFERRALS && hasLighterPeer(first)) {
+			c.deferrals++;
+			return decision(c, Reason.LEFT_TO_LIGHTER_PEER, first, start);
+		}
 		if (this.settings.grantProtocol() == GrantProtocol.CHECK_THEN_ACT) {
 			c.state.grant();
 			return decision(c, Reason.NO_ACTIVE_PEER, first, start);
@@ -383,6 +390,12 @@ public final class PollingManager implements AutoCloseable {
 			}
 		}
 		return (lightest != null && lightest.heldClusters() <= mine - 2) ? lightest : null;
+	}
+
+	/** Whether a peer that answered holds fewer clusters than this instance. */
+	private boolean hasLighterPeer(List<PeerObservation> observations) {
+		int mine = heldClusters();
+		return observations.stream().anyMatch((o) -> o.state() == PeerState.ANSWERED && o.heldClusters() >= 0 && o.heldClusters() < mine);
 	}
 
 	/** How many clusters this instance holds. */
@@ -706,6 +719,9 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	private void afterDecision(ClusterRuntime c, Decision decision) {
+		if (decision.reason() != Reason.LEFT_TO_LIGHTER_PEER && decision.reason() != Reason.LOCAL_CYCLE_RUNNING) {
+			c.deferrals = 0;
+		}
 		if (decision.reason() == Reason.PEER_ACTIVE || decision.reason() == Reason.PEER_PRESUMED_ACTIVE
 				|| decision.reason() == Reason.YIELDED_TO_PEER) {
 			c.peerHeldSince = true;
@@ -831,6 +847,9 @@ public final class PollingManager implements AutoCloseable {
 		/** Until when this instance holds back from the cluster after handing it over (monotonic nanos). */
 		volatile long handoverUntil;
 
+		/** Decisions in a row that left the free cluster to a peer holding fewer clusters. */
+		volatile int deferrals;
+
 		/** Whether a peer was seen holding since this instance last held: the next acquisition is a takeover. */
 		volatile boolean peerHeldSince;
 
@@ -880,7 +899,8 @@ public final class PollingManager implements AutoCloseable {
 		@Override
 		public long[] getCoordinationState() {
 			long[] snapshot = this.c.state.snapshot();
-			return new long[] { snapshot[0], snapshot[1], heldClusters() };
+			// paused here: takes no part in balancing this cluster
+			return new long[] { snapshot[0], snapshot[1], this.c.state.isPaused() ? -1 : heldClusters() };
 		}
 
 		@Override

@@ -36,17 +36,21 @@ class ClusterBalanceTest {
 		for (String id : List.of("a", "b", "c")) {
 			this.instances.add(Instance.start(id));
 		}
-		List<PeerDefinition> peers = this.instances.stream().map(Instance::asPeer).toList();
 		for (Instance instance : this.instances) {
-			PollingManager.Builder builder = PollingManager.builder()
-				.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofSeconds(2)))
-				.peers(peers)
-				.timeSource(this.time)
-				.balanceClusters(balance)
-				.mbeanServer(instance.server().mbeanServer());
-			CLUSTERS.forEach((cluster) -> builder.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(10))));
-			this.managers.add(builder.build());
+			this.managers.add(manager(instance, balance));
 		}
+	}
+
+	private PollingManager manager(Instance instance, boolean balance) {
+		List<PeerDefinition> peers = this.instances.stream().map(Instance::asPeer).toList();
+		PollingManager.Builder builder = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofSeconds(2)))
+			.peers(peers)
+			.timeSource(this.time)
+			.balanceClusters(balance)
+			.mbeanServer(instance.server().mbeanServer());
+		CLUSTERS.forEach((cluster) -> builder.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(10))));
+		return builder.build();
 	}
 
 	/** One tick of every instance on every cluster; returns who holds what. */
@@ -69,28 +73,58 @@ class ClusterBalanceTest {
 	}
 
 	@Test
-	void spreadsTheClustersOverTheInstancesOneHandoverAtATime() {
+	void spreadsTheClustersAtStartWithoutAnyHandover() {
 		start(true);
-		assertThat(tick()).containsValues("a", "a", "a");
-		// a hands one cluster over at its next renewal; a peer takes it at once
 		Map<String, String> holders = tick();
 		assertThat(holders).hasSize(3);
-		assertThat(holders.values().stream().filter("a"::equals)).hasSize(2);
-		// within half a wait time nothing moves, then the next handover
-		for (int i = 0; i < 8; i++) {
-			holders = tick();
-		}
-		assertThat(holders).hasSize(3);
 		assertThat(holders.values()).containsExactlyInAnyOrder("a", "b", "c");
-		// balanced: it stays so
 		for (int i = 0; i < 20; i++) {
 			assertThat(tick()).isEqualTo(holders);
 		}
-		long handovers = this.managers.stream()
-			.flatMap((m) -> CLUSTERS.stream().map(m::status))
-			.filter((s) -> s.lastDecision() != null && s.lastDecision().reason() == Reason.HANDED_OVER)
-			.count();
-		assertThat(handovers).isZero();
+		assertThat(this.managers.stream().flatMap((m) -> CLUSTERS.stream().map(m::status))
+			.filter((s) -> s.lastDecision() != null && s.lastDecision().reason() == Reason.HANDED_OVER)).isEmpty();
+	}
+
+	@Test
+	void givesAnInstanceThatComesBackItsShareWithOneMove() {
+		start(true);
+		Map<String, String> holders = tick();
+		int leaving = 0;
+		String gone = this.managers.get(leaving).settings().instanceId();
+		// a stops (its manager closes: it releases and its MBeans go away); its cluster moves to another
+		this.managers.get(leaving).close();
+		holders = tick();
+		assertThat(holders).hasSize(3).doesNotContainValue(gone);
+		// a comes back holding nothing: the instance with two clusters hands one over, to it alone
+		this.managers.set(leaving, manager(this.instances.get(leaving), true));
+		int moves = 0;
+		Map<String, String> before = holders;
+		for (int i = 0; i < 12; i++) {
+			holders = tick();
+			for (String cluster : CLUSTERS) {
+				if (holders.get(cluster) != null && !holders.get(cluster).equals(before.get(cluster))) {
+					moves++;
+				}
+			}
+			before = holders;
+		}
+		assertThat(holders.values()).containsExactlyInAnyOrder("a", "b", "c");
+		assertThat(moves).isEqualTo(1);
+	}
+
+	@Test
+	void takesAFreeClusterAfterAFewDecisionsWhenTheLighterPeerDoesNotTakeIt() {
+		start(true);
+		// b and c stay out of MAILBOX_2 and MAILBOX_3: a leaves those to them three times, then takes them
+		for (PollingManager m : this.managers.subList(1, 3)) {
+			m.pause("MAILBOX_2");
+			m.pause("MAILBOX_3");
+		}
+		Map<String, String> holders = Map.of();
+		for (int i = 0; i < PollingManager.MAX_DEFERRALS + 1; i++) {
+			holders = tick();
+		}
+		assertThat(holders).containsEntry("MAILBOX_2", "a").containsEntry("MAILBOX_3", "a");
 	}
 
 	@Test

@@ -19,7 +19,8 @@ public interface PollingClusterMXBean {
 	/**
 	 * Attribute read by peers of this library: {@code [elapsedMillis, candidateAgeMillis,
 	 * heldClusters]}, the first two from one consistent snapshot (peers must use it rather than the
-	 * two attributes read one after the other); the third is how many clusters this instance holds.
+	 * two attributes read one after the other); the third is how many clusters this instance holds,
+	 * or -1 while it is paused on this cluster (it takes no part in balancing it).
 	 */
 	String COORDINATION_STATE = "CoordinationState";
 
