@@ -85,33 +85,36 @@ public final class DemoDriver {
 
 	private final Duration sendDuration;
 
-	private final Path work;
+	final Path work;
 
-	private final String java;
+	final String java;
 
-	private final String jar;
+	final String jar;
 
 	private final long startNanos = System.nanoTime();
 
-	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+	/** Further command-line arguments of every instance (the chaos run sets the unreachable-peer policy). */
+	final List<String> instanceArguments = new ArrayList<>();
 
-	private final JsonMapper json = JsonMapper.builder().build();
+	final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-	private final List<Instance> instances = new ArrayList<>();
+	final JsonMapper json = JsonMapper.builder().build();
 
-	private final ConcurrentLinkedQueue<String> sentKeys = new ConcurrentLinkedQueue<>();
+	final List<Instance> instances = new ArrayList<>();
+
+	final ConcurrentLinkedQueue<String> sentKeys = new ConcurrentLinkedQueue<>();
 
 	private final List<Takeover> takeovers = new ArrayList<>();
 
 	private int doubleHolderSamples;
 
-	private int smtpPort;
+	int smtpPort;
 
-	private int imapPort;
+	int imapPort;
 
 	private @Nullable DemoProcess mailServer;
 
-	private @Nullable Connection database;
+	@Nullable Connection database;
 
 	private boolean stopped;
 
@@ -148,6 +151,10 @@ public final class DemoDriver {
 		System.out.println(report.lastLine());
 		System.out.flush();
 		System.exit(report.ok() ? 0 : 1);
+	}
+
+	int mailCount() {
+		return this.mails;
 	}
 
 	DemoReport run() throws Exception {
@@ -257,7 +264,7 @@ public final class DemoDriver {
 
 	// ---- setup ----
 
-	private void prepareWorkDirectory() throws IOException {
+	void prepareWorkDirectory() throws IOException {
 		Files.createDirectories(this.work);
 		for (String dir : List.of("db", "logs")) {
 			Path path = this.work.resolve(dir);
@@ -277,7 +284,7 @@ public final class DemoDriver {
 		}
 	}
 
-	private void startMailServer() throws Exception {
+	void startMailServer() throws Exception {
 		this.smtpPort = freePort();
 		this.imapPort = freePort();
 		List<String> command = new ArrayList<>(List.of(this.java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -305,12 +312,12 @@ public final class DemoDriver {
 		return "jdbc:h2:file:" + this.work.resolve("db/orders") + ";AUTO_SERVER=TRUE";
 	}
 
-	private void openDatabase() throws SQLException {
+	void openDatabase() throws SQLException {
 		this.database = DriverManager.getConnection(databaseUrl(), "sa", "");
 		say("database: %s (this driver opened it first and serves it to the instances)", databaseUrl());
 	}
 
-	private void startInstances() throws Exception {
+	void startInstances() throws Exception {
 		List<int[]> ports = new ArrayList<>();
 		for (int i = 1; i <= 3; i++) {
 			ports.add(new int[] { freePort(), freePort() });
@@ -320,9 +327,10 @@ public final class DemoDriver {
 			String id = "instance-" + i;
 			int httpPort = ports.get(i - 1)[0];
 			int jmxPort = ports.get(i - 1)[1];
-			List<String> command = List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
-					this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + httpPort,
-					"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + id);
+			List<String> command = new ArrayList<>(List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+					"-jar", this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + httpPort,
+					"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + id));
+			command.addAll(this.instanceArguments);
 			Instance instance = new Instance(id, httpPort, jmxPort,
 					new DemoProcess(id, command, this.work.resolve("logs/" + id + ".log")));
 			this.instances.add(instance);
@@ -372,7 +380,7 @@ public final class DemoDriver {
 		return file;
 	}
 
-	private void awaitAllClustersHeld() throws InterruptedException {
+	void awaitAllClustersHeld() throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		Map<String, List<String>> holders = holders();
 		while (holders.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < deadline) {
@@ -388,7 +396,7 @@ public final class DemoDriver {
 	 * (one per half wait time). The demo waits for that, and only if it has not happened after 30 s
 	 * hands them over with the endpoint's write operation, as an operator would.
 	 */
-	private void distribute() throws InterruptedException {
+	void distribute() throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		Map<String, List<String>> holders = holders();
 		while (!balanced(holders) && System.nanoTime() < deadline) {
@@ -465,7 +473,7 @@ public final class DemoDriver {
 	// ---- observation ----
 
 	/** Per cluster, the live instances whose {@code /actuator/polling} says they hold it. */
-	private Map<String, List<String>> holders() {
+	Map<String, List<String>> holders() {
 		Map<String, List<String>> holders = new LinkedHashMap<>();
 		CLUSTERS.forEach((cluster) -> holders.put(cluster, new ArrayList<>()));
 		for (Instance instance : this.instances) {
@@ -501,11 +509,11 @@ public final class DemoDriver {
 		}
 	}
 
-	private boolean healthy(Instance instance) {
+	boolean healthy(Instance instance) {
 		return instance.process.isAlive() && get(instance, "/actuator/health").isPresent();
 	}
 
-	private Optional<String> get(Instance instance, String path) {
+	Optional<String> get(Instance instance, String path) {
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.httpPort + path))
 			.timeout(Duration.ofSeconds(2))
 			.build();
@@ -545,7 +553,7 @@ public final class DemoDriver {
 		say("%s", line);
 	}
 
-	private int processedCount() {
+	int processedCount() {
 		return queryInt("SELECT COUNT(DISTINCT message_id) FROM orders");
 	}
 
@@ -562,7 +570,7 @@ public final class DemoDriver {
 		}
 	}
 
-	private void awaitMailboxesEmpty() throws InterruptedException {
+	void awaitMailboxesEmpty() throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
 		while (mailsOnServer() != 0 && System.nanoTime() < deadline) {
 			Thread.sleep(500);
@@ -662,7 +670,7 @@ public final class DemoDriver {
 
 	// ---- helpers ----
 
-	private void say(String format, Object... args) {
+	void say(String format, Object... args) {
 		double seconds = (System.nanoTime() - this.startNanos) / 1e9;
 		System.out.println(String.format(Locale.ROOT, "[%6.1fs] ", seconds) + String.format(Locale.ROOT, format, args));
 		System.out.flush();
@@ -697,7 +705,7 @@ public final class DemoDriver {
 		}
 	}
 
-	private static String describe(Throwable ex) {
+	static String describe(Throwable ex) {
 		return (ex.getMessage() != null) ? ex.getMessage() : ex.getClass().getSimpleName();
 	}
 
@@ -708,11 +716,11 @@ public final class DemoDriver {
 	 * @param jmxPort the port of its JMX server for the peers
 	 * @param process its process
 	 */
-	private record Instance(String id, int httpPort, int jmxPort, DemoProcess process) {
+	record Instance(String id, int httpPort, int jmxPort, DemoProcess process) {
 	}
 
 	/** Sends the mails over one SMTP connection, paced over the send duration. */
-	private final class Sender implements Runnable {
+	final class Sender implements Runnable {
 
 		final AtomicInteger sent = new AtomicInteger();
 
