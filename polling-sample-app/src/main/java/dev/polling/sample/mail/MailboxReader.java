@@ -8,13 +8,16 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.mail.Address;
 import jakarta.mail.Flags;
+import jakarta.mail.FetchProfile;
 import jakarta.mail.Folder;
+import jakarta.mail.UIDFolder;
+import org.eclipse.angus.mail.iap.Response;
+import org.eclipse.angus.mail.imap.IMAPFolder;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Session;
 import jakarta.mail.Store;
 import jakarta.mail.internet.MimeMessage;
-import jakarta.mail.search.FlagTerm;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -84,12 +87,27 @@ public class MailboxReader {
 				Folder folder = store.getFolder("INBOX");
 				folder.open(Folder.READ_WRITE);
 				try {
-					Message[] waiting = folder.search(new FlagTerm(new Flags(Flags.Flag.DELETED), false));
-					for (Message message : waiting) {
+					// UID, envelope and flags of every mail in one FETCH, so each UID is paired with the right
+					// mail even if another session expunges meanwhile; everything after that goes by UID
+					IMAPFolder imap = (IMAPFolder) folder;
+					Message[] all = folder.getMessages();
+					FetchProfile profile = new FetchProfile();
+					profile.add(UIDFolder.FetchProfileItem.UID);
+					profile.add(FetchProfile.Item.ENVELOPE);
+					profile.add(FetchProfile.Item.FLAGS);
+					folder.fetch(all, profile);
+					for (Message message : all) {
 						if (processed >= this.properties.getBatchSize() || Thread.currentThread().isInterrupted()) {
 							break;
 						}
-						process(clusterId, mailbox.getUsername(), (MimeMessage) message);
+						if (message.isExpunged() || message.isSet(Flags.Flag.DELETED)) {
+							continue;
+						}
+						if (!process(clusterId, mailbox.getUsername(), (MimeMessage) message, imap, imap.getUID(message))) {
+							logger.warn("Mailbox {} ({}): this instance no longer holds the cluster; ending the cycle",
+									mailbox.getUsername(), clusterId);
+							break;
+						}
 						processed++;
 					}
 				}
@@ -115,7 +133,9 @@ public class MailboxReader {
 		return processed;
 	}
 
-	private void process(String clusterId, String source, MimeMessage mail) throws MessagingException, IOException {
+	/** Processes one mail; returns whether this instance still holds the cluster afterwards. */
+	private boolean process(String clusterId, String source, MimeMessage mail, IMAPFolder folder, long uid)
+			throws MessagingException, IOException {
 		String key = key(mail);
 		String subject = (mail.getSubject() != null) ? mail.getSubject() : "";
 		Address[] from = mail.getFrom();
@@ -124,11 +144,21 @@ public class MailboxReader {
 		Receipt receipt = this.orders.receive(source, key, subject, customer);
 		// only after the commit: a crash before this line leaves the mail for the next holder,
 		// whose receipt is then a DUPLICATE
-		mail.setFlag(Flags.Flag.DELETED, true);
-		this.polling.recordActivity(clusterId);
+		deleteByUid(folder, uid);
 		if (receipt == Receipt.DUPLICATE) {
 			logger.info("Mailbox {}: mail {} was processed before (inbox DUPLICATE), deleting it", source, key);
 		}
+		// false when the hold was lost (e.g. this JVM was frozen and a peer may have taken over)
+		return this.polling.recordActivity(clusterId);
+	}
+
+	/** Flags the mail with this UID as deleted: by UID, never by sequence number (those shift when others expunge). */
+	private static void deleteByUid(IMAPFolder folder, long uid) throws MessagingException {
+		folder.doCommand((protocol) -> {
+			Response[] responses = protocol.command("UID STORE " + uid + " +FLAGS.SILENT (\\Deleted)", null);
+			protocol.handleResult(responses[responses.length - 1]);
+			return null;
+		});
 	}
 
 	private static String key(MimeMessage mail) throws MessagingException, IOException {
