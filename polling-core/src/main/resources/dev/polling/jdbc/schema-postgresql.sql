@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}queue (
     last_error   VARCHAR(1000),
     CONSTRAINT ${prefix}queue_pk PRIMARY KEY (id)
 );
-CREATE INDEX IF NOT EXISTS ${prefix}queue_ready_idx ON ${prefix}queue (queue, id) WHERE state IN ('NEW', 'FAILED');
+CREATE INDEX IF NOT EXISTS ${prefix}queue_ready_idx ON ${prefix}queue (queue, available_at, id) WHERE state IN ('NEW', 'FAILED');
 CREATE INDEX IF NOT EXISTS ${prefix}queue_key_idx ON ${prefix}queue (queue, business_key, state, id);
 CREATE INDEX IF NOT EXISTS ${prefix}queue_state_idx ON ${prefix}queue (state, lease_until);
 CREATE INDEX IF NOT EXISTS ${prefix}queue_finished_idx ON ${prefix}queue (state, finished_at);
@@ -57,5 +57,5 @@ CREATE TABLE IF NOT EXISTS ${prefix}delivery (
     CONSTRAINT ${prefix}delivery_pk PRIMARY KEY (id),
     CONSTRAINT ${prefix}delivery_key_uq UNIQUE (destination, idempotency_key)
 );
-CREATE INDEX IF NOT EXISTS ${prefix}delivery_ready_idx ON ${prefix}delivery (destination, id) WHERE state IN ('PENDING', 'FAILED');
+CREATE INDEX IF NOT EXISTS ${prefix}delivery_ready_idx ON ${prefix}delivery (destination, available_at, id) WHERE state IN ('PENDING', 'FAILED');
 CREATE INDEX IF NOT EXISTS ${prefix}delivery_state_idx ON ${prefix}delivery (state, lease_until);

@@ -22,8 +22,10 @@ import org.jspecify.annotations.Nullable;
  * {@code available_at} has passed) to {@code workingState}, sets the owner and a lease in database
  * time, counts the attempt and bumps the fence, in one short transaction:
  * <ul>
- * <li>PostgreSQL: one {@code UPDATE ... WHERE id IN (SELECT ... ORDER BY id LIMIT n FOR UPDATE
- * SKIP LOCKED) RETURNING ...}.</li>
+ * <li>PostgreSQL: one {@code UPDATE ... WHERE id IN (SELECT ... ORDER BY available_at, id LIMIT n
+ * FOR UPDATE SKIP LOCKED) RETURNING ...}, in due order along the partial index
+ * {@code (group, available_at, id) WHERE state IN (ready, retry)}, which holds only claimable rows
+ * (ordering by id alone lets the planner walk the primary key through every finished row).</li>
  * <li>MariaDB and H2: plain (non-locking) reads of candidate ids, page by page in id order along the
  * index (at most 25 pages of 200 rows per claim), a locking read of those still
  * ready with {@code FOR UPDATE SKIP LOCKED}, an {@code UPDATE} by id and a read of the claimed
@@ -90,7 +92,7 @@ public final class LeasedRows {
 				+ "lease_until = " + this.time.nowPlusMillis();
 		this.claimSql = "UPDATE " + table + " SET " + set + " WHERE id IN (SELECT c.id FROM " + table + " c WHERE c."
 				+ groupColumn + " = ? AND c.state IN " + this.readyIn + " AND c.available_at <= " + now + ordering
-				+ " ORDER BY c.id LIMIT ? FOR UPDATE SKIP LOCKED) AND state IN " + this.readyIn + " RETURNING "
+				+ " ORDER BY c.available_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED) AND state IN " + this.readyIn + " RETURNING "
 				+ columns;
 		String limit = (dialect == Dialect.H2) ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
 		// H2 reads the index in order (and stops at the limit) only when ORDER BY names all its columns;

@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  * instance holds (prefetched messages too) every third of the lease time and recovers expired
  * leases of any instance.
  * <p>
- * A handler that returns completes its message (with {@link Builder#transactions} in the same
- * transaction as the handler's own work); one that throws fails it (retry with backoff, dead on the
+ * A handler that returns completes its message: with {@link Builder#transactions} in the same
+ * transaction as the handler's own work; without, a completer thread writes the completions of all
+ * workers in batches of up to 100 per transaction (one commit for many messages). One that throws
+ * fails it (retry with backoff, dead on the
  * last attempt). A completion rejected by the fence (this instance lost the claim while the handler
  * ran) is counted by the queue's listener and logged at debug level, never thrown. When the fetcher
  * or a write fails because the database is unavailable, it logs once per outage and tries again;
@@ -57,6 +59,10 @@ public final class QueueWorkers implements AutoCloseable {
 	private final TransactionRunner transactions;
 
 	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
+
+	private final LinkedBlockingQueue<QueueMessage> completions = new LinkedBlockingQueue<>();
+
+	private @Nullable Thread completer;
 
 	private final Map<Long, QueueMessage> held = new ConcurrentHashMap<>();
 
@@ -112,6 +118,12 @@ public final class QueueWorkers implements AutoCloseable {
 			this.workerThreads.add(worker);
 			worker.start();
 		}
+		if (this.transactions == TransactionRunner.NONE) {
+			Thread complete = new Thread(this::completeInBatches, "polling-queue-completer");
+			complete.setDaemon(true);
+			this.completer = complete;
+			complete.start();
+		}
 		Thread fetch = new Thread(this::fetch, "polling-queue-fetcher");
 		fetch.setDaemon(true);
 		this.fetcher = fetch;
@@ -148,6 +160,10 @@ public final class QueueWorkers implements AutoCloseable {
 			join(worker, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
 		}
 		releaseBuffered();
+		if (this.completer != null) {
+			join(this.completer, Duration.ofSeconds(10));
+			this.completer = null;
+		}
 		if (this.maintenance != null) {
 			this.maintenance.shutdownNow();
 		}
@@ -272,24 +288,79 @@ public final class QueueWorkers implements AutoCloseable {
 				}
 				continue;
 			}
+			boolean deferred = false;
 			try {
-				process(message);
+				deferred = process(message);
 			}
 			finally {
-				this.held.remove(message.id(), message);
-				this.inFlight.decrementAndGet();
-				wakeFetcher();
+				if (!deferred) {
+					finished(message);
+				}
 			}
 		}
 	}
 
-	private void process(QueueMessage message) {
+	private void finished(QueueMessage message) {
+		this.held.remove(message.id(), message);
+		this.inFlight.decrementAndGet();
+		wakeFetcher();
+	}
+
+	/**
+	 * Without a transaction runner, completions of all workers are written in batches, so that many
+	 * share one commit; the messages stay held (and their leases renewed) until written.
+	 */
+	private void completeInBatches() {
+		List<QueueMessage> batch = new ArrayList<>();
+		while (this.running || !this.completions.isEmpty() || this.inFlight.get() > this.buffer.size()) {
+			try {
+				QueueMessage first = this.completions.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+				if (first == null) {
+					if (!this.running && this.workerThreads.stream().noneMatch(Thread::isAlive)) {
+						return;
+					}
+					continue;
+				}
+				batch.add(first);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			this.completions.drainTo(batch, 99);
+			try {
+				this.queue.completeAll(batch);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not record the completion of {} message(s); they are processed again after their "
+						+ "leases expire: {}", batch.size(), ex.getMessage());
+			}
+			finally {
+				batch.forEach(this::finished);
+				batch.clear();
+			}
+		}
+	}
+
+	/** Processes a message; answers whether its completion was handed to the completer. */
+	private boolean process(QueueMessage message) {
 		if (this.held.get(message.id()) != message) {
-			return; // lost while prefetched: another instance has it now
+			return false; // lost while prefetched: another instance has it now
 		}
 		QueueHandler handler = this.handlers.get(message.queue());
 		if (handler == null) {
-			return;
+			return false;
+		}
+		if (this.transactions == TransactionRunner.NONE) {
+			try {
+				handler.handle(message);
+			}
+			catch (Exception | Error ex) {
+				fail(message, ex);
+				return false;
+			}
+			this.completions.add(message);
+			return true;
 		}
 		try {
 			this.transactions.inTransaction(() -> {
@@ -314,6 +385,7 @@ public final class QueueWorkers implements AutoCloseable {
 			// completion or commit failed: try to record it as a failed attempt
 			fail(message, ex);
 		}
+		return false;
 	}
 
 	private void fail(QueueMessage message, Throwable failure) {
@@ -442,6 +514,16 @@ public final class QueueWorkers implements AutoCloseable {
 						+ "handler per queue and dispatch inside it");
 			}
 			return this;
+		}
+
+		/**
+		 * Subscribes a handler to its queue.
+		 * @param subscription the subscription
+		 * @return this builder
+		 */
+		public Builder subscribe(QueueSubscription subscription) {
+			Objects.requireNonNull(subscription, "subscription must not be null");
+			return subscribe(subscription.queue(), subscription.handler());
 		}
 
 		/**

@@ -326,6 +326,47 @@ public final class WorkQueue {
 	}
 
 	/**
+	 * Marks several claimed messages DONE in one transaction of its own (one JDBC batch), so that
+	 * many completions share one commit. Each is fenced like {@link #complete(QueueMessage)}.
+	 * @param messages the claimed messages
+	 * @return the outcome per message, in the same order
+	 */
+	public List<FencedWrite> completeAll(List<QueueMessage> messages) {
+		Objects.requireNonNull(messages, "messages must not be null");
+		if (messages.isEmpty()) {
+			return List.of();
+		}
+		int[] counts = Sql.inTransaction(this.dataSource, "complete " + messages.size() + " messages in " + this.table,
+				(connection) -> {
+					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+							+ " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now()
+							+ " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'")) {
+						for (QueueMessage message : messages) {
+							statement.setLong(1, message.id());
+							statement.setLong(2, message.fence());
+							statement.addBatch();
+						}
+						return statement.executeBatch();
+					}
+				});
+		List<FencedWrite> results = new ArrayList<>(messages.size());
+		for (int i = 0; i < messages.size(); i++) {
+			QueueMessage message = messages.get(i);
+			if (counts[i] == 1) {
+				results.add(FencedWrite.APPLIED);
+				notify(() -> this.listener.onCompleted(message.queue()));
+			}
+			else {
+				logger.debug("Fence rejected: could not complete message {} of queue '{}' with fence {}", message.id(),
+						message.queue(), message.fence());
+				notify(() -> this.listener.onFenceRejected(message.queue()));
+				results.add(FencedWrite.REJECTED);
+			}
+		}
+		return results;
+	}
+
+	/**
 	 * Records a failed attempt: FAILED with a retry after the backoff, or DEAD on the last attempt.
 	 * Stores the failure's class and message (no stack trace), cut to 1000 characters.
 	 * @param message the claimed message
