@@ -109,6 +109,9 @@ public final class QueueBenchmark {
 		}
 		long start = System.nanoTime();
 		instances.forEach(QueueWorkers::start);
+		while (done.sum() < n) {
+			Thread.sleep(5);
+		}
 		awaitCount(pools.get(INSTANCES), "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name
 				+ "' AND state = 'DONE'", n);
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
@@ -161,7 +164,7 @@ public final class QueueBenchmark {
 						return;
 					}
 				}
-				Thread.sleep(5);
+				Thread.sleep(20);
 			}
 		}
 	}
