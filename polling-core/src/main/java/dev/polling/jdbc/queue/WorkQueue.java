@@ -258,11 +258,13 @@ public final class WorkQueue {
 	// ---- claim and fenced writes
 
 	/**
-	 * Claims up to {@code limit} ready messages of a queue for this instance, in id order, in a
-	 * transaction of its own. Never waits for rows other instances are claiming.
+	 * Claims up to {@code limit} ready messages of a queue for this instance, oldest first, in a
+	 * transaction of its own. Never waits for rows other instances are claiming. Per-key ordering
+	 * holds whatever the claim order: a message is claimable only when no older message of its key
+	 * is open.
 	 * @param queue the queue name
 	 * @param limit the most messages to claim, 1 to 1000
-	 * @return the claimed messages, possibly none
+	 * @return the claimed messages in id order, possibly none
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public List<QueueMessage> claim(String queue, int limit) {
