@@ -338,12 +338,15 @@ public final class WorkQueue {
 		if (messages.isEmpty()) {
 			return List.of();
 		}
-		int[] counts = Sql.inTransaction(this.dataSource, "complete " + messages.size() + " messages in " + this.table,
-				(connection) -> {
+		// rows locked in id order, like the claims, so that concurrent batches cannot deadlock
+		List<QueueMessage> ordered = new ArrayList<>(messages);
+		ordered.sort((a, b) -> Long.compare(a.id(), b.id()));
+		int[] sortedCounts = Sql.inTransaction(this.dataSource, "complete " + messages.size() + " messages in "
+				+ this.table, (connection) -> {
 					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
 							+ " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now()
 							+ " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'")) {
-						for (QueueMessage message : messages) {
+						for (QueueMessage message : ordered) {
 							statement.setLong(1, message.id());
 							statement.setLong(2, message.fence());
 							statement.addBatch();
@@ -351,10 +354,13 @@ public final class WorkQueue {
 						return statement.executeBatch();
 					}
 				});
+		Map<QueueMessage, Integer> counts = new HashMap<>();
+		for (int i = 0; i < ordered.size(); i++) {
+			counts.put(ordered.get(i), sortedCounts[i]);
+		}
 		List<FencedWrite> results = new ArrayList<>(messages.size());
-		for (int i = 0; i < messages.size(); i++) {
-			QueueMessage message = messages.get(i);
-			if (counts[i] == 1) {
+		for (QueueMessage message : messages) {
+			if (counts.get(message) == 1) {
 				results.add(FencedWrite.APPLIED);
 				notify(() -> this.listener.onCompleted(message.queue()));
 			}
