@@ -257,7 +257,7 @@ public final class DeliveryGuard {
 			if (this.rows.renew(this.dataSource, this.owner, ids, this.leaseTime.toMillis()) == ids.size()) {
 				return ids;
 			}
-			Map<Long, Long> held = this.rows.held(this.dataSource, this.owner, ids);
+			Map<Long, Long> held = this.rows.fences(this.dataSource, ids);
 			return remaining.stream()
 				.filter((d) -> Objects.equals(held.get(d.id()), d.fence()))
 				.map(Delivery::id)

@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * {@code (group, available_at, id) WHERE state IN (ready, retry)}, which holds only claimable rows
  * (ordering by id alone lets the planner walk the primary key through every finished row).</li>
  * <li>MariaDB and H2: plain (non-locking) reads of candidate ids, page by page in id order along the
- * index (at most 25 pages of 200 rows per claim), a locking read of those still
+ * index (at most 25 pages of 200 rows per claim; a keyed row is a candidate when it is the oldest
+ * open row of its key, found with one {@code MIN(id) ... GROUP BY key} per page), a locking read of
+ * those still
  * ready with {@code FOR UPDATE SKIP LOCKED}, an {@code UPDATE} by id and a read of the claimed
  * rows. The ordering check runs in the plain read so that rows locked by a competing claim are
  * never skipped while deciding whether an older message of the same key is open.</li>
@@ -52,6 +55,8 @@ public final class LeasedRows {
 	private final String claimSql;
 
 	private final String[] pageSql;
+
+	private final @Nullable String headSql;
 
 	private final @Nullable String eligibleSql;
 
@@ -102,8 +107,12 @@ public final class LeasedRows {
 				"SELECT c.id, " + ((orderingColumn != null) ? "c." + orderingColumn : "NULL") + " FROM " + table
 						+ " c WHERE c." + groupColumn + " = ? AND c.state = '" + readyState + "' AND c.id > ?" + order + limit,
 				"SELECT c.id, " + ((orderingColumn != null) ? "c." + orderingColumn : "NULL") + " FROM " + table
-						+ " c WHERE c." + groupColumn + " = ? AND c.state = '" + retryState + "' AND c.id > ?" + order + limit };
+						+ " c WHERE c." + groupColumn + " = ? AND c.state = '" + retryState + "' AND c.available_at <= "
+						+ now + " AND c.id > ?" + order + limit };
 		this.eligibleSql = ordering.isEmpty() ? null : "SELECT c.id FROM " + table + " c WHERE c.id IN (%s)" + ordering;
+		this.headSql = (orderingColumn == null) ? null : "SELECT " + orderingColumn + ", MIN(id) FROM " + table
+				+ " WHERE " + groupColumn + " = ? AND " + orderingColumn + " IN (%s) AND state IN ('"
+				+ String.join("', '", openStates) + "') GROUP BY " + orderingColumn;
 	}
 
 	/**
@@ -170,7 +179,8 @@ public final class LeasedRows {
 		if (candidates.isEmpty()) {
 			return List.of();
 		}
-		List<Long> ids = new ArrayList<>(candidates).subList(0, Math.min(candidates.size(), limit * 3));
+		// both reads only return rows that are due, so none of them crowds out a claimable one
+		List<Long> ids = new ArrayList<>(candidates);
 		String limitClause = (this.dialect == Dialect.H2) ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
 		List<Long> locked = new ArrayList<>(limit);
 		try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table
@@ -224,47 +234,85 @@ public final class LeasedRows {
 		long after = 0;
 		int found = 0;
 		for (int page = 0; page < MAX_PAGES && found < wanted; page++) {
-			List<Long> unordered = new ArrayList<>();
-			List<Long> keyed = new ArrayList<>();
+			int rows = 0;
+			Map<Long, String> keyed = new HashMap<>();
 			try (PreparedStatement statement = connection.prepareStatement(sql)) {
 				statement.setString(1, group);
 				statement.setLong(2, after);
 				statement.setInt(3, PAGE_SIZE);
 				try (ResultSet result = statement.executeQuery()) {
 					while (result.next()) {
+						rows++;
 						after = result.getLong(1);
-						((result.getString(2) == null) ? unordered : keyed).add(after);
-					}
-				}
-			}
-			if (unordered.isEmpty() && keyed.isEmpty()) {
-				return;
-			}
-			candidates.addAll(unordered);
-			found += unordered.size();
-			if (!keyed.isEmpty() && this.eligibleSql != null) {
-				try (PreparedStatement statement = connection
-					.prepareStatement(String.format(this.eligibleSql, Sql.placeholders(keyed.size())))) {
-					int index = 1;
-					for (Long id : keyed) {
-						statement.setLong(index++, id);
-					}
-					try (ResultSet result = statement.executeQuery()) {
-						while (result.next()) {
-							candidates.add(result.getLong(1));
+						String key = result.getString(2);
+						if (key == null) {
+							candidates.add(after);
 							found++;
+						}
+						else {
+							keyed.put(after, key);
 						}
 					}
 				}
 			}
-			else {
-				candidates.addAll(keyed);
-				found += keyed.size();
+			if (!keyed.isEmpty()) {
+				// a keyed row is claimable when it is the oldest open row of its key (the key's head):
+				// MariaDB finds the heads fastest with MIN(id) per key, H2 with the NOT EXISTS check per row
+				if (this.dialect == Dialect.MARIADB) {
+					Map<String, Long> heads = heads(connection, group, new java.util.TreeSet<>(keyed.values()));
+					for (Map.Entry<Long, String> row : keyed.entrySet()) {
+						if (row.getKey().equals(heads.get(row.getValue()))) {
+							candidates.add(row.getKey());
+							found++;
+						}
+					}
+				}
+				else {
+					found += eligible(connection, keyed.keySet(), candidates);
+				}
 			}
-			if (unordered.size() + keyed.size() < PAGE_SIZE) {
+			if (rows < PAGE_SIZE) {
 				return;
 			}
 		}
+	}
+
+	private int eligible(Connection connection, java.util.Set<Long> ids, TreeSet<Long> candidates)
+			throws SQLException {
+		int found = 0;
+		try (PreparedStatement statement = connection
+			.prepareStatement(String.format(Objects.requireNonNull(this.eligibleSql), Sql.placeholders(ids.size())))) {
+			int index = 1;
+			for (Long id : ids) {
+				statement.setLong(index++, id);
+			}
+			try (ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					candidates.add(result.getLong(1));
+					found++;
+				}
+			}
+		}
+		return found;
+	}
+
+	private Map<String, Long> heads(Connection connection, String group, java.util.Set<String> keys)
+			throws SQLException {
+		Map<String, Long> heads = new HashMap<>();
+		try (PreparedStatement statement = connection.prepareStatement(String.format(
+				Objects.requireNonNull(this.headSql), Sql.placeholders(keys.size())))) {
+			statement.setString(1, group);
+			int index = 2;
+			for (String key : keys) {
+				statement.setString(index++, key);
+			}
+			try (ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					heads.put(result.getString(1), result.getLong(2));
+				}
+			}
+		}
+		return heads;
 	}
 
 	/**
@@ -302,23 +350,22 @@ public final class LeasedRows {
 	}
 
 	/**
-	 * The fences of the owner's rows among {@code ids} that are still in the working state.
+	 * The current fences of rows. A claim is still held exactly when its row carries the claim's
+	 * fence: every reclaim and recovery bumps it, while the holder's own completion keeps it (so a
+	 * row its holder just completed is not mistaken for a lost one).
 	 * @param dataSource where to borrow the connection
-	 * @param owner the owner
 	 * @param ids the rows
-	 * @return fence by id, for the rows still held
+	 * @return fence by id, for the rows that exist
 	 */
-	public Map<Long, Long> held(DataSource dataSource, String owner, Collection<Long> ids) {
+	public Map<Long, Long> fences(DataSource dataSource, Collection<Long> ids) {
 		List<Long> all = new ArrayList<>(ids);
-		return Sql.inTransaction(dataSource, "read held rows of " + this.table, (connection) -> {
+		return Sql.inTransaction(dataSource, "read fences of " + this.table, (connection) -> {
 			Map<Long, Long> fences = new HashMap<>();
 			for (int from = 0; from < all.size(); from += CHUNK) {
 				List<Long> chunk = all.subList(from, Math.min(all.size(), from + CHUNK));
 				try (PreparedStatement statement = connection.prepareStatement("SELECT id, fence FROM " + this.table
-						+ " WHERE owner = ? AND state = '" + this.workingState + "' AND id IN ("
-						+ Sql.placeholders(chunk.size()) + ")")) {
-					statement.setString(1, owner);
-					int index = 2;
+						+ " WHERE id IN (" + Sql.placeholders(chunk.size()) + ")")) {
+					int index = 1;
 					for (Long id : chunk) {
 						statement.setLong(index++, id);
 					}

@@ -59,6 +59,12 @@ public final class Sql {
 				if (autoCommit) {
 					connection.setAutoCommit(false);
 				}
+				// READ COMMITTED everywhere (PostgreSQL's and H2's default): on MariaDB/InnoDB it avoids the gap
+				// locks of REPEATABLE READ between claims, completions and lease recovery
+				int isolation = connection.getTransactionIsolation();
+				if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+					connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+				}
 				try {
 					T result = work.run(connection);
 					connection.commit();
@@ -69,6 +75,9 @@ public final class Sql {
 					throw ex;
 				}
 				finally {
+					if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+						connection.setTransactionIsolation(isolation);
+					}
 					if (autoCommit) {
 						connection.setAutoCommit(true);
 					}

@@ -487,7 +487,7 @@ public final class WorkQueue {
 		if (renewed == byId.size()) {
 			return List.of();
 		}
-		Map<Long, Long> fences = this.rows.held(this.dataSource, this.owner, byId.keySet());
+		Map<Long, Long> fences = this.rows.fences(this.dataSource, byId.keySet());
 		List<QueueMessage> lost = new ArrayList<>();
 		for (QueueMessage message : byId.values()) {
 			Long fence = fences.get(message.id());
@@ -514,12 +514,37 @@ public final class WorkQueue {
 	public int expireLeases() {
 		String now = this.time.now();
 		String dead = "attempts >= max_attempts";
+		String set = "UPDATE " + this.table + " SET state = CASE WHEN " + dead + " THEN 'DEAD' ELSE 'FAILED' END, "
+				+ "finished_at = CASE WHEN " + dead + " THEN " + now + " ELSE NULL END, last_error = CONCAT('lease of ', "
+				+ "owner, ' expired'), fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
+		String expired = "state = 'IN_PROGRESS' AND lease_until < " + now;
+		// rows another transaction holds (a claim, a completion, another instance's recovery) are skipped,
+		// never waited for: they are recovered at the next round if still expired
 		int count = Sql.inTransaction(this.dataSource, "recover expired leases in " + this.table, (connection) -> {
-			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = CASE WHEN "
-					+ dead + " THEN 'DEAD' ELSE 'FAILED' END, finished_at = CASE WHEN " + dead + " THEN " + now
-					+ " ELSE NULL END, last_error = CONCAT('lease of ', owner, ' expired'), fence = fence + 1, "
-					+ "owner = NULL, lease_until = NULL, available_at = " + now
-					+ " WHERE state = 'IN_PROGRESS' AND lease_until < " + now)) {
+			if (this.dialect == Dialect.POSTGRESQL) {
+				try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id IN (SELECT id FROM "
+						+ this.table + " WHERE " + expired + " LIMIT 1000 FOR UPDATE SKIP LOCKED) AND " + expired)) {
+					return statement.executeUpdate();
+				}
+			}
+			List<Long> ids = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table + " WHERE "
+					+ expired + ((this.dialect == Dialect.H2) ? " FETCH FIRST 1000 ROWS ONLY" : " LIMIT 1000")
+					+ " FOR UPDATE SKIP LOCKED");
+					ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					ids.add(result.getLong(1));
+				}
+			}
+			if (ids.isEmpty()) {
+				return 0;
+			}
+			try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id IN ("
+					+ Sql.placeholders(ids.size()) + ") AND " + expired)) {
+				int index = 1;
+				for (Long id : ids) {
+					statement.setLong(index++, id);
+				}
 				return statement.executeUpdate();
 			}
 		});

@@ -306,6 +306,21 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 	}
 
 	@Test
+	void retriesWaitingForTheirBackoffNeverCrowdOutNewMessages() {
+		WorkQueue queue = queue("a").backoff(new Backoff(Duration.ofMinutes(10), 1, Duration.ofMinutes(10))).build();
+		for (int i = 0; i < 40; i++) {
+			queue.enqueue(this.queueName, null, "fails " + i);
+		}
+		List<QueueMessage> failing = queue.claim(this.queueName, 40);
+		assertThat(failing).hasSize(40);
+		failing.forEach((message) -> assertThat(queue.fail(message, new IllegalStateException("later")))
+			.isEqualTo(FencedWrite.APPLIED));
+		long fresh = queue.enqueue(this.queueName, null, "new");
+		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::id).containsExactly(fresh);
+		assertThat(count(MessageState.FAILED)).isEqualTo(40);
+	}
+
+	@Test
 	void concurrentClaimsNeverTakeTheSameMessageOrTwoOfOneKey() throws Exception {
 		WorkQueue queueA = queue("a").build();
 		WorkQueue queueB = queue("b").build();
