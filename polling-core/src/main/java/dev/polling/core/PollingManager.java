@@ -741,6 +741,11 @@ public final class PollingManager implements AutoCloseable {
 		}
 
 		@Override
+		public long[] getCoordinationState() {
+			return this.c.state.snapshot();
+		}
+
+		@Override
 		public String getLastActivity() {
 			long elapsed = this.c.state.elapsedMillis();
 			return (elapsed == Long.MAX_VALUE) ? "never" : PollingManager.this.time.now().minusMillis(elapsed).toString();

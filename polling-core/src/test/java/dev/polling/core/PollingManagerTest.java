@@ -286,6 +286,11 @@ class PollingManagerTest {
 			}
 
 			@Override
+			public long[] getCoordinationState() {
+				return new long[] { getElapsedMillis(), -1 };
+			}
+
+			@Override
 			public String getLastActivity() {
 				return "";
 			}

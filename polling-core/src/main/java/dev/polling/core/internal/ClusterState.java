@@ -44,6 +44,21 @@ public final class ClusterState {
 		return (since == NONE) ? -1 : Math.max(0, (this.time.nanoTime() - since) / 1_000_000L);
 	}
 
+	/**
+	 * Elapsed time and candidacy age from one consistent snapshot: {@code [elapsedMillis,
+	 * candidateAgeMillis]}. Candidacy is read before activity, and a grant sets activity before it
+	 * ends candidacy, so a reader never sees an instance that is being granted as neither candidate
+	 * nor holder (reading the two separately can, and that would let a peer grant too).
+	 */
+	public long[] snapshot() {
+		long since = this.candidateSince;
+		long last = this.lastActivity.get();
+		long now = this.time.nanoTime();
+		long elapsed = (last == NONE) ? Long.MAX_VALUE : Math.max(0, (now - last) / 1_000_000L);
+		long candidateAge = (since == NONE) ? -1 : Math.max(0, (now - since) / 1_000_000L);
+		return new long[] { elapsed, candidateAge };
+	}
+
 	public boolean isHolding() {
 		long last = this.lastActivity.get();
 		return !this.paused && last != NONE && this.time.nanoTime() - last < this.waitNanos;

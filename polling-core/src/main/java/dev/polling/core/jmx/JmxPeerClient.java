@@ -54,7 +54,7 @@ public final class JmxPeerClient implements PeerClient {
 
 	private static final Logger logger = LoggerFactory.getLogger(JmxPeerClient.class);
 
-	private static final String[] ATTRIBUTES = { PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
+	private static final String[] ATTRIBUTES = { PollingClusterMXBean.COORDINATION_STATE, PollingClusterMXBean.ELAPSED_MILLIS, PollingClusterMXBean.INSTANCE_ID,
 			PollingClusterMXBean.CANDIDATE_AGE_MILLIS };
 
 	private static final long MIN_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -228,12 +228,18 @@ public final class JmxPeerClient implements PeerClient {
 						+ " of " + name + " is a " + elapsed.getClass().getSimpleName() + ", expected long");
 			}
 			Object instanceId = values.get(PollingClusterMXBean.INSTANCE_ID);
+			long elapsedMillis = ((Number) elapsed).longValue();
 			Object candidateAge = values.get(PollingClusterMXBean.CANDIDATE_AGE_MILLIS);
+			long candidateAgeMillis = (candidateAge instanceof Long || candidateAge instanceof Integer) ? ((Number) candidateAge).longValue() : -1;
+			// Instances of this library: take both from one consistent snapshot.
+			if (values.get(PollingClusterMXBean.COORDINATION_STATE) instanceof long[] state && state.length >= 2) {
+				elapsedMillis = state[0];
+				candidateAgeMillis = state[1];
+			}
 			long now = JmxPeerClient.this.time.nanoTime();
 			return new PeerObservation(this.peer.id(), this.peer.address(), PeerState.ANSWERED, PeerFault.NONE,
-					(instanceId instanceof String s) ? s : null, ((Number) elapsed).longValue(),
-					(candidateAge instanceof Long || candidateAge instanceof Integer) ? ((Number) candidateAge).longValue() : -1,
-					Duration.ofNanos(now - start), JmxPeerClient.this.time.now(), null);
+					(instanceId instanceof String s) ? s : null, elapsedMillis, candidateAgeMillis, Duration.ofNanos(now - start),
+					JmxPeerClient.this.time.now(), null);
 		}
 
 		private MBeanServerConnection connection(Duration timeout) throws IOException {

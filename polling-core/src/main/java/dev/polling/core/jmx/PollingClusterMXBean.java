@@ -16,6 +16,14 @@ public interface PollingClusterMXBean {
 	/** Attribute read by peers: candidacy age in ms, -1 when not a candidate. */
 	String CANDIDATE_AGE_MILLIS = "CandidateAgeMillis";
 
+	/**
+	 * Attribute read by peers of this library: {@code [elapsedMillis, candidateAgeMillis]} from one
+	 * consistent snapshot. Peers must use it rather than the two attributes read one after the other.
+	 */
+	String COORDINATION_STATE = "CoordinationState";
+
+	long[] getCoordinationState();
+
 	String getClusterId();
 
 	String getClusterName();

@@ -1,0 +1,50 @@
+package dev.polling.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.TimeSource;
+
+class ClusterStateTest {
+
+	/**
+	 * A peer reading a candidate while it is granted must see it as candidate or as holder, never as
+	 * neither (which would let the peer grant too).
+	 */
+	@Test
+	void neverShowsACandidateBeingGrantedAsNeitherCandidateNorHolder() throws Exception {
+		AtomicInteger neither = new AtomicInteger();
+		for (int i = 0; i < 2_000; i++) {
+			ClusterState state = new ClusterState(TimeSource.SYSTEM, 10_000_000_000L);
+			state.announce();
+			AtomicBoolean granted = new AtomicBoolean();
+			CountDownLatch reading = new CountDownLatch(1);
+			Thread reader = new Thread(() -> {
+				reading.countDown();
+				boolean done = false;
+				while (!done) {
+					done = granted.get();
+					long[] snapshot = state.snapshot();
+					if (snapshot[0] == Long.MAX_VALUE && snapshot[1] < 0) {
+						neither.incrementAndGet();
+					}
+				}
+			});
+			reader.start();
+			assertThat(reading.await(10, TimeUnit.SECONDS)).isTrue();
+			state.grant();
+			granted.set(true);
+			reader.join();
+			assertThat(state.snapshot()[0]).isLessThan(10_000);
+			assertThat(state.snapshot()[1]).isEqualTo(-1);
+		}
+		assertThat(neither).hasValue(0);
+	}
+
+}
