@@ -56,6 +56,19 @@ public final class DatabaseTime {
 	}
 
 	/**
+	 * SQL expression for the current database time plus a number of milliseconds given as one
+	 * {@code long} bind parameter (lease ends, retry times).
+	 * @return an expression containing exactly one {@code ?}
+	 */
+	public String nowPlusMillis() {
+		return switch (this.dialect) {
+			case POSTGRESQL -> "(CURRENT_TIMESTAMP + CAST(? AS BIGINT) * INTERVAL '1 millisecond')";
+			case MARIADB -> "(UTC_TIMESTAMP(6) + INTERVAL (CAST(? AS SIGNED) * 1000) MICROSECOND)";
+			case H2 -> "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
+		};
+	}
+
+	/**
 	 * Reads the current database time.
 	 * @param connection an open connection
 	 * @return the database's current time

@@ -64,6 +64,22 @@ public record TableNames(String prefix) {
 	}
 
 	/**
+	 * The work queue table.
+	 * @return e.g. {@code polling_queue}
+	 */
+	public String queue() {
+		return this.prefix + "queue";
+	}
+
+	/**
+	 * The delivery guard table.
+	 * @return e.g. {@code polling_delivery}
+	 */
+	public String delivery() {
+		return this.prefix + "delivery";
+	}
+
+	/**
 	 * Replaces the prefix placeholder in SQL text.
 	 * @param sql text containing {@code ${prefix}}
 	 * @return the text with the prefix

@@ -18,4 +18,53 @@ CREATE TABLE IF NOT EXISTS ${prefix}coordination (
     epoch      BIGINT       NOT NULL DEFAULT 0,
     last_run   DATETIME(6),
     PRIMARY KEY (cluster_id)
+
+-- Work queue: messages claimed by workers on every instance (see dev.polling.jdbc.queue.WorkQueue).
+-- state: NEW, IN_PROGRESS, DONE, FAILED (waiting for a retry at available_at), DEAD.
+-- fence: bumped by every claim and by lease expiry; every later write checks it.
+CREATE TABLE IF NOT EXISTS ${prefix}queue (
+    id           BIGINT       NOT NULL AUTO_INCREMENT,
+    queue        VARCHAR(100) NOT NULL,
+    business_key VARCHAR(255),
+    payload      MEDIUMTEXT   NOT NULL,
+    state        VARCHAR(16)  NOT NULL,
+    attempts     INT          NOT NULL DEFAULT 0,
+    max_attempts INT          NOT NULL,
+    fence        BIGINT       NOT NULL DEFAULT 0,
+    owner        VARCHAR(200),
+    available_at DATETIME(6)  NOT NULL,
+    lease_until  DATETIME(6),
+    enqueued_at  DATETIME(6)  NOT NULL,
+    finished_at  DATETIME(6),
+    last_error   VARCHAR(1000),
+    PRIMARY KEY (id),
+    INDEX ${prefix}queue_ready_idx (queue, state, id),
+    INDEX ${prefix}queue_key_idx (queue, business_key, state, id),
+    INDEX ${prefix}queue_state_idx (state, lease_until),
+    INDEX ${prefix}queue_finished_idx (state, finished_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- Delivery guard: outgoing messages, stored in the business transaction, sent at most once unless
+-- the destination is idempotent (see dev.polling.jdbc.delivery.DeliveryGuard).
+-- state: PENDING, SENDING, DELIVERED, FAILED (definitely not delivered, retry at available_at),
+-- IN_DOUBT (outcome unknown, waits for an operator), DEAD.
+CREATE TABLE IF NOT EXISTS ${prefix}delivery (
+    id              BIGINT       NOT NULL AUTO_INCREMENT,
+    destination     VARCHAR(100) NOT NULL,
+    idempotency_key VARCHAR(255) NOT NULL,
+    payload         MEDIUMTEXT   NOT NULL,
+    state           VARCHAR(16)  NOT NULL,
+    attempts        INT          NOT NULL DEFAULT 0,
+    max_attempts    INT          NOT NULL,
+    fence           BIGINT       NOT NULL DEFAULT 0,
+    owner           VARCHAR(200),
+    available_at    DATETIME(6)  NOT NULL,
+    lease_until     DATETIME(6),
+    created_at      DATETIME(6)  NOT NULL,
+    finished_at     DATETIME(6),
+    last_error      VARCHAR(1000),
+    PRIMARY KEY (id),
+    UNIQUE KEY ${prefix}delivery_key_uq (destination, idempotency_key),
+    INDEX ${prefix}delivery_ready_idx (destination, state, id),
+    INDEX ${prefix}delivery_state_idx (state, lease_until)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,11 +1,20 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
-import java.time.Duration;
-
+import dev.polling.jdbc.delivery.DeliveryDestination;
+import dev.polling.jdbc.delivery.DeliveryDispatcher;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.delivery.DeliveryListener;
 import dev.polling.jdbc.inbox.Inbox;
 import dev.polling.jdbc.inbox.InboxListener;
 import dev.polling.jdbc.inbox.Receipt;
+import dev.polling.jdbc.queue.QueueListener;
+import dev.polling.jdbc.queue.QueueSubscription;
+import dev.polling.jdbc.queue.QueueWorkers;
+import dev.polling.jdbc.queue.TransactionRunner;
+import dev.polling.jdbc.queue.WorkQueue;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,19 +28,23 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-
 import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Auto-configuration of polling's JDBC parts when the application has a single
  * {@link DataSource}: creates the tables per {@code polling.jdbc.initialize-schema}, provides an
  * {@link Inbox} that joins Spring-managed transactions, purges it on a schedule and, with
- * Micrometer present, counts receipts ({@link InboxMetrics}). {@code polling.enabled=false}
- * switches it off.
+ * Micrometer present, counts receipts ({@link InboxMetrics}); provides a {@link WorkQueue} whose
+ * {@link QueueWorkers} run every {@link QueueSubscription} bean, and a {@link DeliveryGuard} whose
+ * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
+ * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
  */
 @AutoConfiguration(after = DataSourceAutoConfiguration.class)
 @ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
@@ -118,6 +131,146 @@ public final class PollingJdbcAutoConfiguration {
 			return new InboxMetrics();
 		}
 
+	}
+
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+	static class QueueConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		WorkQueue pollingWorkQueue(DataSource dataSource, PollingJdbcProperties properties, Environment environment,
+				ObjectProvider<QueueListener> listeners, ObjectProvider<PollingJdbcSchemaInitializer> schema) {
+			schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
+			PollingJdbcProperties.Queue settings = properties.getQueue();
+			WorkQueue.Builder builder = WorkQueue.builder(dataSource)
+				.connections(new SpringTransactionConnectionProvider(dataSource))
+				.tables(properties.tableNames())
+				.leaseTime(settings.getLeaseTime())
+				.maxAttempts(settings.getMaxAttempts())
+				.backoff(backoff(settings.getBackoff()))
+				.listener(queueListener(listeners.orderedStream().toList()));
+			String instanceId = environment.getProperty("polling.instance-id");
+			if (instanceId != null && !instanceId.isBlank()) {
+				builder.instanceId(instanceId.strip());
+			}
+			return builder.build();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
+				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions) {
+			PollingJdbcProperties.Queue settings = properties.getQueue();
+			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
+				.threads(settings.getThreads())
+				.batchSize(settings.getBatchSize())
+				.pollInterval(settings.getPollInterval());
+			subscriptions.orderedStream().forEach(builder::subscribe);
+			PlatformTransactionManager manager = transactions.getIfUnique();
+			if (manager != null) {
+				// the handler's database work commits together with DONE, or rolls back with a rejected completion
+				TransactionTemplate template = new TransactionTemplate(manager);
+				builder.transactions((work) -> template.executeWithoutResult((status) -> work.run()));
+			}
+			else {
+				builder.transactions(TransactionRunner.NONE);
+			}
+			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention(),
+					settings.getPurgeInterval());
+		}
+
+		private static QueueListener queueListener(List<QueueListener> listeners) {
+			if (listeners.isEmpty()) {
+				return QueueListener.NONE;
+			}
+			if (listeners.size() == 1) {
+				return listeners.get(0);
+			}
+			return new CompositeQueueListener(listeners);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+	static class DeliveryConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		DeliveryGuard pollingDeliveryGuard(DataSource dataSource, PollingJdbcProperties properties,
+				Environment environment, ObjectProvider<DeliveryDestination> destinations,
+				ObjectProvider<DeliveryListener> listeners, ObjectProvider<PollingJdbcSchemaInitializer> schema) {
+			schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
+			PollingJdbcProperties.Delivery settings = properties.getDelivery();
+			DeliveryGuard.Builder builder = DeliveryGuard.builder(dataSource)
+				.connections(new SpringTransactionConnectionProvider(dataSource))
+				.tables(properties.tableNames())
+				.leaseTime(settings.getLeaseTime())
+				.maxAttempts(settings.getMaxAttempts())
+				.backoff(backoff(settings.getBackoff()))
+				.listener(deliveryListener(listeners.orderedStream().toList()));
+			destinations.orderedStream().forEach(builder::destination);
+			String instanceId = environment.getProperty("polling.instance-id");
+			if (instanceId != null && !instanceId.isBlank()) {
+				builder.instanceId(instanceId.strip());
+			}
+			return builder.build();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
+			PollingJdbcProperties.Delivery settings = properties.getDelivery();
+			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getBatchSize(),
+					settings.getPollInterval(), settings.getRecoverInterval()));
+		}
+
+		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {
+			if (listeners.isEmpty()) {
+				return DeliveryListener.NONE;
+			}
+			if (listeners.size() == 1) {
+				return listeners.get(0);
+			}
+			return new CompositeDeliveryListener(listeners);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class QueueAndDeliveryMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+		QueueMetrics pollingQueueMetrics(ObjectProvider<WorkQueue> queue) {
+			return new QueueMetrics(queue::getObject);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+		DeliveryMetrics pollingDeliveryMetrics(ObjectProvider<DeliveryGuard> guard) {
+			return new DeliveryMetrics(guard::getObject);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
+				ObjectProvider<DeliveryMetrics> delivery) {
+			List<Runnable> refreshes = new ArrayList<>();
+			queue.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
+			delivery.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
+			return new StatsGaugeRefresher(refreshes, Duration.ofSeconds(15));
+		}
+
+	}
+
+	static dev.polling.jdbc.Backoff backoff(PollingJdbcProperties.Backoff settings) {
+		return settings.toBackoff();
 	}
 
 }

@@ -34,6 +34,10 @@ public class PollingJdbcProperties {
 		return this.coordination;
 	}
 
+	private final Queue queue = new Queue();
+
+	private final Delivery delivery = new Delivery();
+
 	public DatabaseInitializationMode getInitializeSchema() {
 		return this.initializeSchema;
 	}
@@ -58,6 +62,14 @@ public class PollingJdbcProperties {
 
 	public Inbox getInbox() {
 		return this.inbox;
+	}
+
+	public Queue getQueue() {
+		return this.queue;
+	}
+
+	public Delivery getDelivery() {
+		return this.delivery;
 	}
 
 	/**
@@ -139,6 +151,308 @@ public class PollingJdbcProperties {
 			this.purgeBatchSize = purgeBatchSize;
 		}
 
+	}
+
+
+	/**
+	 * Backoff between attempts.
+	 */
+	public static class Backoff {
+
+		private final String prefix;
+
+		/**
+		 * Wait before the first retry.
+		 */
+		private Duration initial = Duration.ofSeconds(1);
+
+		/**
+		 * Growth of the wait per attempt (at least 1).
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest wait between attempts.
+		 */
+		private Duration max = Duration.ofMinutes(5);
+
+		Backoff(String prefix) {
+			this.prefix = prefix;
+		}
+
+		public Duration getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(Duration initial) {
+			this.initial = positive(this.prefix + ".backoff.initial", initial, "1s");
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+				throw new IllegalArgumentException(this.prefix + ".backoff.multiplier must be at least 1 but was "
+						+ multiplier + ": e.g. 2 doubles the wait after every attempt");
+			}
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = positive(this.prefix + ".backoff.max", max, "5m");
+		}
+
+		dev.polling.jdbc.Backoff toBackoff() {
+			if (this.max.compareTo(this.initial) < 0) {
+				throw new IllegalArgumentException(this.prefix + ".backoff.max (" + this.max + ") is shorter than "
+						+ this.prefix + ".backoff.initial (" + this.initial + "): set it to at least the initial wait");
+			}
+			return new dev.polling.jdbc.Backoff(this.initial, this.multiplier, this.max);
+		}
+
+	}
+
+	/**
+	 * Work queue settings.
+	 */
+	public static class Queue {
+
+		/**
+		 * Whether to provide the WorkQueue bean and run the workers for QueueSubscription beans.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Lease of a claimed message; renewed every third of it while the instance holds the
+		 * message. An instance that stops renewing loses its messages after this time.
+		 */
+		private Duration leaseTime = Duration.ofSeconds(30);
+
+		/**
+		 * Attempts before a message goes dead (stored with each message when it is enqueued).
+		 */
+		private int maxAttempts = 3;
+
+		private final Backoff backoff = new Backoff("polling.jdbc.queue");
+
+		/**
+		 * Worker threads of this instance.
+		 */
+		private int threads = 4;
+
+		/**
+		 * Messages taken per claim (1 claims single rows).
+		 */
+		private int batchSize = 10;
+
+		/**
+		 * Wait of the fetcher when no message was ready.
+		 */
+		private Duration pollInterval = Duration.ofMillis(500);
+
+		/**
+		 * How long DONE messages are kept.
+		 */
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes DONE messages older than the retention; 0 disables it.
+		 */
+		private Duration purgeInterval = Duration.ofHours(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(Duration leaseTime) {
+			this.leaseTime = lease("polling.jdbc.queue.lease-time", leaseTime, "30s");
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = range("polling.jdbc.queue.max-attempts", maxAttempts, 1, 100, "3");
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+		public int getThreads() {
+			return this.threads;
+		}
+
+		public void setThreads(int threads) {
+			this.threads = range("polling.jdbc.queue.threads", threads, 1, 256, "4");
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = range("polling.jdbc.queue.batch-size", batchSize, 1, 1000, "10");
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = positive("polling.jdbc.queue.poll-interval", pollInterval, "500ms");
+		}
+
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = positive("polling.jdbc.queue.retention", retention, "7d");
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			if (purgeInterval.isNegative()) {
+				throw new IllegalArgumentException("polling.jdbc.queue.purge-interval must not be negative but was "
+						+ purgeInterval + ": set e.g. 1h, or 0 to disable the purge");
+			}
+			this.purgeInterval = purgeInterval;
+		}
+
+	}
+
+	/**
+	 * Delivery guard settings.
+	 */
+	public static class Delivery {
+
+		/**
+		 * Whether to provide the DeliveryGuard bean and deliver to DeliveryDestination beans.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
+		 * IN_DOUBT.
+		 */
+		private Duration leaseTime = Duration.ofMinutes(2);
+
+		/**
+		 * Attempts after definite failures before a message goes dead.
+		 */
+		private int maxAttempts = 3;
+
+		private final Backoff backoff = new Backoff("polling.jdbc.delivery");
+
+		/**
+		 * Messages claimed per destination and round.
+		 */
+		private int batchSize = 10;
+
+		/**
+		 * Wait of the dispatcher when nothing was due.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(1);
+
+		/**
+		 * How often expired sends are recovered (IN_DOUBT, or re-sent for idempotent destinations).
+		 */
+		private Duration recoverInterval = Duration.ofSeconds(30);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(Duration leaseTime) {
+			this.leaseTime = lease("polling.jdbc.delivery.lease-time", leaseTime, "2m");
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = range("polling.jdbc.delivery.max-attempts", maxAttempts, 1, 100, "3");
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = range("polling.jdbc.delivery.batch-size", batchSize, 1, 1000, "10");
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = positive("polling.jdbc.delivery.poll-interval", pollInterval, "1s");
+		}
+
+		public Duration getRecoverInterval() {
+			return this.recoverInterval;
+		}
+
+		public void setRecoverInterval(Duration recoverInterval) {
+			this.recoverInterval = positive("polling.jdbc.delivery.recover-interval", recoverInterval, "30s");
+		}
+
+	}
+
+	static Duration positive(String property, Duration value, String example) {
+		if (value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(property + " must be positive but was " + value + ": e.g. " + example);
+		}
+		return value;
+	}
+
+	static Duration lease(String property, Duration value, String example) {
+		if (value.compareTo(Duration.ofSeconds(1)) < 0 || value.compareTo(Duration.ofDays(1)) > 0) {
+			throw new IllegalArgumentException(property + " must be between 1s and 1d but was " + value + ": e.g. "
+					+ example);
+		}
+		return value;
+	}
+
+	static int range(String property, int value, int min, int max, String example) {
+		if (value < min || value > max) {
+			throw new IllegalArgumentException(property + " must be between " + min + " and " + max + " but was "
+					+ value + ": e.g. " + example);
+		}
+		return value;
 	}
 
 	/** Settings of clusters coordinated through the database ({@code polling.coordination=jdbc}). */

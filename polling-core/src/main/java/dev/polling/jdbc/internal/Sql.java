@@ -1,0 +1,126 @@
+package dev.polling.jdbc.internal;
+
+import dev.polling.jdbc.DataAccessFailure;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.util.Collections;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs work in a short transaction of its own on a connection borrowed from a data source, never
+ * in the caller's transaction: claims, lease renewals and recoveries must commit at once.
+ */
+public final class Sql {
+
+	private static final Logger logger = LoggerFactory.getLogger(Sql.class);
+
+	private static final int ATTEMPTS = 3;
+
+	private Sql() {
+	}
+
+	/**
+	 * Work on a connection.
+	 * @param <T> the result type
+	 */
+	@FunctionalInterface
+	public interface Work<T> {
+
+		/**
+		 * Does the work.
+		 * @param connection the connection, in a transaction
+		 * @return the result
+		 * @throws SQLException on failure
+		 */
+		T run(Connection connection) throws SQLException;
+
+	}
+
+	/**
+	 * Runs work in its own transaction and commits it; a deadlock or serialization failure (the
+	 * database rolled the transaction back) is retried up to three times.
+	 * @param <T> the result type
+	 * @param dataSource where to borrow the connection
+	 * @param what what is being done, for the failure message
+	 * @param work the work
+	 * @return the work's result
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public static <T> T inTransaction(DataSource dataSource, String what, Work<T> work) {
+		@Nullable SQLException last = null;
+		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+			try (Connection connection = dataSource.getConnection()) {
+				boolean autoCommit = connection.getAutoCommit();
+				if (autoCommit) {
+					connection.setAutoCommit(false);
+				}
+				// READ COMMITTED everywhere (PostgreSQL's and H2's default): on MariaDB/InnoDB it avoids the gap
+				// locks of REPEATABLE READ between claims, completions and lease recovery
+				int isolation = connection.getTransactionIsolation();
+				if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+					connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+				}
+				try {
+					T result = work.run(connection);
+					connection.commit();
+					return result;
+				}
+				catch (SQLException | RuntimeException ex) {
+					rollback(connection, ex);
+					throw ex;
+				}
+				finally {
+					if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+						connection.setTransactionIsolation(isolation);
+					}
+					if (autoCommit) {
+						connection.setAutoCommit(true);
+					}
+				}
+			}
+			catch (SQLTransactionRollbackException ex) {
+				last = ex;
+				logger.debug("{}: transaction rolled back by the database (attempt {} of {})", what, attempt, ATTEMPTS,
+						ex);
+			}
+			catch (SQLException ex) {
+				if (isDeadlock(ex)) {
+					last = ex;
+					continue;
+				}
+				throw new DataAccessFailure("Could not " + what, ex);
+			}
+		}
+		throw new DataAccessFailure("Could not " + what + " after " + ATTEMPTS + " attempts", Objects.requireNonNull(last));
+	}
+
+	/**
+	 * {@code ?, ?, ?} for an IN list.
+	 * @param count how many
+	 * @return the placeholders
+	 */
+	public static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+	private static boolean isDeadlock(SQLException ex) {
+		String state = ex.getSQLState();
+		// 40001 serialization failure / deadlock (all three), 40P01 PostgreSQL deadlock, MariaDB 1213/1205
+		return (state != null && state.startsWith("40")) || ex.getErrorCode() == 1213 || ex.getErrorCode() == 1205;
+	}
+
+	private static void rollback(Connection connection, Exception cause) {
+		try {
+			connection.rollback();
+		}
+		catch (SQLException ex) {
+			cause.addSuppressed(ex);
+		}
+	}
+
+}

@@ -1,0 +1,22 @@
+package dev.polling.jdbc.queue;
+
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A message as an operator sees it (without the payload).
+ *
+ * @param id the id
+ * @param queue the queue name
+ * @param businessKey the ordering key, or {@code null}
+ * @param state the state
+ * @param attempts attempts made so far
+ * @param maxAttempts attempts allowed
+ * @param owner the instance holding it (IN_PROGRESS), or {@code null}
+ * @param enqueuedAt when it was enqueued (database time)
+ * @param lastError the last failure (exception class and message, cut to 1000 characters), or
+ * {@code null}
+ */
+public record QueueEntry(long id, String queue, @Nullable String businessKey, MessageState state, int attempts,
+		int maxAttempts, @Nullable String owner, Instant enqueuedAt, @Nullable String lastError) {
+}

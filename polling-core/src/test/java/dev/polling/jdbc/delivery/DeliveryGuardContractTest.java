@@ -1,0 +1,379 @@
+package dev.polling.jdbc.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.Schema;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.TestDatabase;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The delivery guard's behaviour, written once and run on every database by
+ * {@link PostgresDeliveryGuardTest}, {@link MariaDbDeliveryGuardTest} and {@link H2DeliveryGuardTest}.
+ * Two guards on two data sources stand for two application instances; a data source that can be
+ * switched off stands for a crash or a database outage right after a send.
+ */
+abstract class DeliveryGuardContractTest extends DatabaseTest {
+
+	private static final Backoff FAST = new Backoff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200));
+
+	private final List<HikariDataSource> pools = new ArrayList<>();
+
+	private String destination;
+
+	private final List<Delivery> sent = new CopyOnWriteArrayList<>();
+
+	DeliveryGuardContractTest(Dialect dialect) {
+		super(dialect);
+	}
+
+	@Override
+	protected void prepare(TestDatabase database) {
+		Schema.create(pool(), database.dialect(), TableNames.defaults());
+	}
+
+	@AfterAll
+	void closePools() {
+		this.pools.forEach(HikariDataSource::close);
+	}
+
+	@BeforeEach
+	void useOneDestinationPerTest(TestInfo test) {
+		this.destination = test.getTestMethod().orElseThrow().getName();
+		this.sent.clear();
+	}
+
+	private HikariDataSource pool() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database().url());
+		config.setUsername(database().username());
+		config.setPassword(database().password());
+		config.setMaximumPoolSize(4);
+		HikariDataSource pool = new HikariDataSource(config);
+		this.pools.add(pool);
+		return pool;
+	}
+
+	private DeliveryGuard.Builder guard(String instance, DataSource dataSource) {
+		return DeliveryGuard.builder(dataSource).instanceId(instance).backoff(FAST).leaseTime(Duration.ofSeconds(1));
+	}
+
+	private DeliverySender recording() {
+		return this.sent::add;
+	}
+
+	@Test
+	void storesInTheBusinessTransactionAndDeliversOnceWithItsIdempotencyKey() throws Exception {
+		DataSource dataSource = pool();
+		CountingListener listener = new CountingListener();
+		DeliveryGuard guard = guard("a", dataSource).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		try (Connection connection = dataSource.getConnection()) {
+			connection.setAutoCommit(false);
+			assertThat(guard.store(connection, this.destination, "rolled-back", "never sent")).isTrue();
+			connection.rollback();
+			assertThat(guard.store(connection, this.destination, "confirmation:1", "hello")).isTrue();
+			assertThat(guard.store(connection, this.destination, "confirmation:1", "hello again")).isFalse();
+			// the transaction is still usable after the duplicate
+			assertThat(guard.store(connection, this.destination, "confirmation:2", "second")).isTrue();
+			connection.commit();
+		}
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(2);
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("confirmation:1", "confirmation:2");
+		assertThat(this.sent).extracting(Delivery::payload).containsExactly("hello", "second");
+		assertThat(listener.delivered.sum()).isEqualTo(2);
+		assertThat(guard.entries(DeliveryState.DELIVERED, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(2);
+	}
+
+	@Test
+	void aCrashBetweenSendAndPostUpdateLeavesTheMessageInDoubtAndItIsNotSentAgain() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true); // the instance dies right after the send
+		})).build();
+		a.store(this.destination, "order-17", "confirmation");
+		assertThat(a.deliverDue(this.destination, 10)).isOne();
+		assertThat(this.sent).hasSize(1);
+		CountingListener listener = new CountingListener();
+		DeliveryGuard b = guard("b", pool()).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		long id = this.sent.get(0).id();
+		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.SENDING);
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		DeliveryEntry entry = b.entry(id).orElseThrow();
+		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(entry.lastError()).contains("expired during the send");
+		assertThat(listener.inDoubt.sum()).isOne();
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+		assertThat(b.stats()).filteredOn((s) -> s.destination().equals(this.destination))
+			.singleElement()
+			.satisfies((s) -> assertThat(s.inDoubt()).isOne());
+		// operator: the destination has it
+		assertThat(b.resolve(id, Resolution.DELIVERED)).isTrue();
+		assertThat(b.resolve(id, Resolution.DELIVERED)).isFalse();
+		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+	}
+
+	@Test
+	void anIdempotentDestinationGetsTheMessageOnceMoreWithTheSameKeyAfterACrash() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true);
+		})).build();
+		a.store(this.destination, "order-18", "confirmation");
+		a.deliverDue(this.destination, 10);
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.idempotent(this.destination, recording()))
+			.build();
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		assertThat(b.deliverDue(this.destination, 10)).isOne();
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-18", "order-18");
+		assertThat(this.sent).extracting(Delivery::attempt).containsExactly(1, 2);
+		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+	}
+
+	@Test
+	void anUnknownOutcomeIsInDoubtAtOnceAndAnOperatorCanHaveItSentAgain() {
+		AtomicBoolean timeout = new AtomicBoolean(true);
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			if (timeout.get()) {
+				throw new IOException("read timed out waiting for the server's answer");
+			}
+		})).build();
+		guard.store(this.destination, "k1", "payload");
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		long id = this.sent.get(0).id();
+		DeliveryEntry entry = guard.entry(id).orElseThrow();
+		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(entry.lastError()).isEqualTo("java.io.IOException: read timed out waiting for the server's answer");
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		assertThat(guard.entries(DeliveryState.IN_DOUBT, 100)).extracting(DeliveryEntry::id).contains(id);
+		// operator: the destination does not have it
+		timeout.set(false);
+		assertThat(guard.resolve(id, Resolution.RESEND)).isTrue();
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("k1", "k1");
+		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+	}
+
+	@Test
+	void definiteFailuresAreRetriedWithBackoffThenDeadAndAnOperatorCanRetry() {
+		AtomicBoolean refuse = new AtomicBoolean(true);
+		CountingListener listener = new CountingListener();
+		DeliveryGuard guard = guard("a", pool()).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				if (refuse.get()) {
+					throw new NotDeliveredException("550 mailbox unavailable (attempt " + delivery.attempt() + ")");
+				}
+			}))
+			.build();
+		guard.store(this.destination, "k1", "payload");
+		Awaitility.await("three attempts")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> {
+				guard.deliverDue(this.destination, 10);
+				return this.sent.size() == 3;
+			});
+		long id = this.sent.get(0).id();
+		DeliveryEntry dead = guard.entry(id).orElseThrow();
+		assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
+		assertThat(dead.lastError()).endsWith("550 mailbox unavailable (attempt 3)");
+		assertThat(listener.retries.sum()).isEqualTo(2);
+		assertThat(listener.dead.sum()).isOne();
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		refuse.set(false);
+		assertThat(guard.retryDead(id)).isTrue();
+		assertThat(guard.retryDead(id)).isFalse();
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(this.sent).hasSize(4).extracting(Delivery::idempotencyKey).containsOnly("k1");
+	}
+
+	@Test
+	void aSendThatOutlivesItsLeaseEndsInDoubtAndItsLatePostUpdateIsRejectedByTheFence() throws Exception {
+		CountDownLatch sending = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CountingListener listenerA = new CountingListener();
+		DeliveryGuard a = guard("a", pool()).listener(listenerA)
+			.destination(DeliveryDestination.of(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				sending.countDown();
+				assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+			}))
+			.build();
+		a.store(this.destination, "slow", "payload");
+		Thread sender = new Thread(() -> a.deliverDue(this.destination, 10));
+		sender.start();
+		assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.of(this.destination, recording())).build();
+		Awaitility.await("the lease expires during the send")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		finish.countDown();
+		sender.join();
+		assertThat(listenerA.rejected.sum()).isOne();
+		assertThat(listenerA.delivered.sum()).isZero();
+		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+	}
+
+	@Test
+	void theDispatcherDeliversInTheBackground() {
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		try (DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 10, Duration.ofMillis(50),
+				Duration.ofSeconds(1))) {
+			dispatcher.start();
+			for (int i = 0; i < 25; i++) {
+				guard.store(this.destination, "key-" + i, "payload " + i);
+			}
+			dispatcher.wakeUp();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.sent.size() == 25);
+		}
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).doesNotHaveDuplicates();
+	}
+
+	static final class CountingListener implements DeliveryListener {
+
+		final LongAdder delivered = new LongAdder();
+
+		final LongAdder retries = new LongAdder();
+
+		final LongAdder dead = new LongAdder();
+
+		final LongAdder inDoubt = new LongAdder();
+
+		final LongAdder rejected = new LongAdder();
+
+		@Override
+		public void onDelivered(String destination) {
+			this.delivered.increment();
+		}
+
+		@Override
+		public void onRetryScheduled(String destination) {
+			this.retries.increment();
+		}
+
+		@Override
+		public void onDead(String destination) {
+			this.dead.increment();
+		}
+
+		@Override
+		public void onInDoubt(String destination, int count) {
+			this.inDoubt.add(count);
+		}
+
+		@Override
+		public void onFenceRejected(String destination) {
+			this.rejected.increment();
+		}
+
+	}
+
+	/** A data source that fails every request once switched off, as a crashed instance would. */
+	static final class SwitchableDataSource implements DataSource {
+
+		final AtomicBoolean broken = new AtomicBoolean();
+
+		private final DataSource delegate;
+
+		SwitchableDataSource(DataSource delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			if (this.broken.get()) {
+				throw new SQLException("connection refused (simulated crash)", "08001");
+			}
+			return this.delegate.getConnection();
+		}
+
+		@Override
+		public Connection getConnection(String username, String password) throws SQLException {
+			return getConnection();
+		}
+
+		@Override
+		public PrintWriter getLogWriter() throws SQLException {
+			return this.delegate.getLogWriter();
+		}
+
+		@Override
+		public void setLogWriter(PrintWriter out) throws SQLException {
+			this.delegate.setLogWriter(out);
+		}
+
+		@Override
+		public void setLoginTimeout(int seconds) throws SQLException {
+			this.delegate.setLoginTimeout(seconds);
+		}
+
+		@Override
+		public int getLoginTimeout() throws SQLException {
+			return this.delegate.getLoginTimeout();
+		}
+
+		@Override
+		public Logger getParentLogger() {
+			return Logger.getGlobal();
+		}
+
+		@Override
+		public <T> T unwrap(Class<T> type) throws SQLException {
+			return this.delegate.unwrap(type);
+		}
+
+		@Override
+		public boolean isWrapperFor(Class<?> type) throws SQLException {
+			return this.delegate.isWrapperFor(type);
+		}
+
+	}
+
+}

@@ -1,0 +1,424 @@
+package dev.polling.jdbc.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.FencedWrite;
+import dev.polling.jdbc.Schema;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The work queue's behaviour, written once and run on every database by
+ * {@link PostgresWorkQueueTest}, {@link MariaDbWorkQueueTest} and {@link H2WorkQueueTest}. Two
+ * {@link WorkQueue} objects on two data sources stand for two application instances.
+ */
+abstract class WorkQueueContractTest extends DatabaseTest {
+
+	private static final Backoff FAST = new Backoff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200));
+
+	private DataSource dataSource;
+
+	private String queueName;
+
+	WorkQueueContractTest(Dialect dialect) {
+		super(dialect);
+	}
+
+	@Override
+	protected void prepare(TestDatabase database) {
+		this.dataSource = database.newDataSource();
+		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+		// idempotent: a second run finds everything in place
+		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+	}
+
+	@BeforeEach
+	void useOneQueuePerTest(TestInfo test) {
+		this.queueName = test.getTestMethod().orElseThrow().getName();
+	}
+
+	private final List<HikariDataSource> pools = new ArrayList<>();
+
+	@AfterAll
+	void closePools() {
+		this.pools.forEach(HikariDataSource::close);
+	}
+
+	/** A pooled data source of its own, as an application instance has. */
+	private DataSource pool() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database().url());
+		config.setUsername(database().username());
+		config.setPassword(database().password());
+		config.setMaximumPoolSize(8);
+		HikariDataSource pool = new HikariDataSource(config);
+		this.pools.add(pool);
+		return pool;
+	}
+
+	private WorkQueue.Builder queue(String instance) {
+		return WorkQueue.builder(pool()).instanceId(instance).backoff(FAST);
+	}
+
+	@Test
+	void claimsInInsertionOrderAndCompletesOnlyWithTheCurrentFence() {
+		WorkQueue queue = queue("a").build();
+		long first = queue.enqueue(this.queueName, null, "one");
+		long second = queue.enqueue(this.queueName, null, "two");
+		List<QueueMessage> claimed = queue.claim(this.queueName, 10);
+		assertThat(claimed).extracting(QueueMessage::id).containsExactly(first, second);
+		assertThat(claimed).extracting(QueueMessage::payload).containsExactly("one", "two");
+		assertThat(claimed).allSatisfy((message) -> {
+			assertThat(message.attempt()).isEqualTo(1);
+			assertThat(message.fence()).isEqualTo(1);
+			assertThat(message.maxAttempts()).isEqualTo(3);
+		});
+		assertThat(queue.claim(this.queueName, 10)).isEmpty();
+		QueueMessage one = claimed.get(0);
+		QueueMessage stale = new QueueMessage(one.id(), one.queue(), null, one.payload(), 1, 3, one.fence() - 1,
+				one.enqueuedAt());
+		assertThat(queue.complete(stale)).isEqualTo(FencedWrite.REJECTED);
+		assertThat(queue.complete(one)).isEqualTo(FencedWrite.APPLIED);
+		assertThat(queue.complete(one)).isEqualTo(FencedWrite.REJECTED);
+		assertThat(queue.entry(one.id()).orElseThrow().state()).isEqualTo(MessageState.DONE);
+		assertThat(queue.entry(second).orElseThrow().state()).isEqualTo(MessageState.IN_PROGRESS);
+		assertThat(queue.entry(second).orElseThrow().owner()).isEqualTo(queue.owner());
+	}
+
+	@Test
+	void twoInstancesWithFourThreadsEachProcessTwentyThousandMessagesExactlyOnceAndInKeyOrder() {
+		int total = 20_000;
+		int keys = 400;
+		WorkQueue producer = queue("producer").build();
+		List<NewMessage> batch = new ArrayList<>();
+		for (int i = 0; i < total; i++) {
+			// every fifth message unordered, the others spread over 400 keys in insertion order
+			batch.add(new NewMessage((i % 5 == 0) ? null : "customer-" + (i % keys), "message " + i));
+			if (batch.size() == 1000) {
+				producer.enqueueAll(this.queueName, batch);
+				batch.clear();
+			}
+		}
+		Map<Long, AtomicInteger> handled = new ConcurrentHashMap<>();
+		Map<String, List<Long>> orderPerKey = new ConcurrentHashMap<>();
+		Map<String, AtomicInteger> runningPerKey = new ConcurrentHashMap<>();
+		AtomicInteger overlaps = new AtomicInteger();
+		CountingListener listenerA = new CountingListener();
+		CountingListener listenerB = new CountingListener();
+		QueueHandler handler = (message) -> {
+			handled.computeIfAbsent(message.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			String key = message.businessKey();
+			if (key != null) {
+				AtomicInteger running = runningPerKey.computeIfAbsent(key, (k) -> new AtomicInteger());
+				if (running.incrementAndGet() > 1) {
+					overlaps.incrementAndGet();
+				}
+				orderPerKey.computeIfAbsent(key, (k) -> new ArrayList<>()).add(message.id());
+				Thread.onSpinWait();
+				running.decrementAndGet();
+			}
+		};
+		try (QueueWorkers a = workers(queue("a").listener(listenerA).build(), handler, 4);
+				QueueWorkers b = workers(queue("b").listener(listenerB).build(), handler, 4)) {
+			a.start();
+			b.start();
+			Awaitility.await("all " + total + " messages done")
+				.atMost(Duration.ofMinutes(5))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> count(MessageState.DONE) == total);
+		}
+		assertThat(handled).hasSize(total);
+		assertThat(handled.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
+		assertThat(listenerA.completed.sum() + listenerB.completed.sum()).isEqualTo(total);
+		assertThat(listenerA.completed.sum()).isPositive();
+		assertThat(listenerB.completed.sum()).isPositive();
+		assertThat(listenerA.rejected.sum() + listenerB.rejected.sum()).isZero();
+		assertThat(overlaps).hasValue(0);
+		// every fifth message is unordered, so the keys that are multiples of five never occur
+		assertThat(orderPerKey).hasSize(keys - keys / 5);
+		for (List<Long> ids : orderPerKey.values()) {
+			assertThat(ids).isSorted().doesNotHaveDuplicates();
+		}
+		assertThat(count(MessageState.NEW) + count(MessageState.IN_PROGRESS) + count(MessageState.FAILED)).isZero();
+	}
+
+	@Test
+	void aFrozenInstanceLosesItsLeaseAndItsLateCompletionIsRejectedByTheFence() throws Exception {
+		WorkQueue producer = queue("producer").build();
+		long id = producer.enqueue(this.queueName, "order-7", "slow one");
+		long next = producer.enqueue(this.queueName, "order-7", "after it");
+		CountDownLatch frozenStarted = new CountDownLatch(1);
+		CountDownLatch unfreeze = new CountDownLatch(1);
+		Map<String, LongAdder> handledBy = new ConcurrentHashMap<>();
+		CountingListener listenerA = new CountingListener();
+		WorkQueue queueA = queue("a").leaseTime(Duration.ofSeconds(1)).listener(listenerA).build();
+		QueueWorkers a = QueueWorkers.builder(queueA).threads(1).pollInterval(Duration.ofMillis(50))
+			.subscribe(this.queueName, (message) -> {
+				handledBy.computeIfAbsent("a:" + message.id(), (k) -> new LongAdder()).increment();
+				frozenStarted.countDown();
+				assertThat(unfreeze.await(60, TimeUnit.SECONDS)).isTrue();
+			})
+			.build();
+		a.start();
+		assertThat(frozenStarted.await(30, TimeUnit.SECONDS)).isTrue();
+		// instance a freezes: no lease renewal, no recovery, its worker blocked in the handler
+		a.freeze(true);
+		CountingListener listenerB = new CountingListener();
+		WorkQueue queueB = queue("b").leaseTime(Duration.ofSeconds(1)).listener(listenerB).build();
+		try (QueueWorkers b = QueueWorkers.builder(queueB).threads(2).pollInterval(Duration.ofMillis(50))
+			.renewInterval(Duration.ofMillis(200))
+			.subscribe(this.queueName,
+					(message) -> handledBy.computeIfAbsent("b:" + message.id(), (k) -> new LongAdder()).increment())
+			.build()) {
+			b.start();
+			Awaitility.await("b recovers the expired lease and completes both messages")
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> producer.entry(next).orElseThrow().state() == MessageState.DONE);
+			assertThat(listenerB.expired.sum()).isPositive();
+			assertThat(producer.entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
+			assertThat(producer.entry(id).orElseThrow().attempts()).isEqualTo(2);
+			// a wakes up and completes late: the fence rejects it, counted, no exception
+			unfreeze.countDown();
+			Awaitility.await("a's late completion is rejected")
+				.atMost(Duration.ofSeconds(30))
+				.until(() -> listenerA.rejected.sum() == 1);
+		}
+		finally {
+			unfreeze.countDown();
+			a.stop(Duration.ofSeconds(10));
+		}
+		assertThat(listenerA.completed.sum()).isZero();
+		assertThat(listenerB.completed.sum()).isEqualTo(2);
+		assertThat(handledBy).containsOnlyKeys("a:" + id, "b:" + id, "b:" + next);
+		assertThat(producer.entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
+	}
+
+	@Test
+	void renewedLeasesSurviveRecoveryAndLostClaimsAreReported() throws Exception {
+		WorkQueue queueA = queue("a").leaseTime(Duration.ofSeconds(1)).build();
+		WorkQueue queueB = queue("b").leaseTime(Duration.ofSeconds(1)).build();
+		queueA.enqueue(this.queueName, null, "kept");
+		queueA.enqueue(this.queueName, null, "lost");
+		List<QueueMessage> claimed = queueA.claim(this.queueName, 2);
+		assertThat(claimed).hasSize(2);
+		QueueMessage kept = claimed.get(0);
+		QueueMessage lost = claimed.get(1);
+		Awaitility.await("the second lease expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> {
+				assertThat(queueA.renewLeases(List.of(kept))).isEmpty();
+				return queueB.expireLeases() == 1;
+			});
+		assertThat(queueA.renewLeases(List.of(kept, lost))).containsExactly(lost);
+		assertThat(queueA.complete(lost)).isEqualTo(FencedWrite.REJECTED);
+		assertThat(queueA.complete(kept)).isEqualTo(FencedWrite.APPLIED);
+		QueueEntry recovered = queueA.entry(lost.id()).orElseThrow();
+		assertThat(recovered.state()).isEqualTo(MessageState.FAILED);
+		assertThat(recovered.lastError()).contains("lease of a/").contains("expired");
+		assertThat(queueB.claim(this.queueName, 5)).extracting(QueueMessage::id).containsExactly(lost.id());
+	}
+
+	@Test
+	void retriesWithBackoffThenGoesDeadWithTheLastErrorAndBlocksItsKeyUntilAnOperatorActs() {
+		CountingListener listener = new CountingListener();
+		WorkQueue queue = queue("a").listener(listener).build();
+		long poison = queue.enqueue(this.queueName, "invoice-1", "bad");
+		long behind = queue.enqueue(this.queueName, "invoice-1", "good");
+		long other = queue.enqueue(this.queueName, "invoice-2", "other key");
+		AtomicInteger attempts = new AtomicInteger();
+		try (QueueWorkers workers = QueueWorkers.builder(queue).threads(2).pollInterval(Duration.ofMillis(20))
+			.subscribe(this.queueName, (message) -> {
+				if (message.id() == poison) {
+					throw new IllegalStateException("attempt " + attempts.incrementAndGet() + " failed for " + message.payload());
+				}
+			})
+			.build()) {
+			workers.start();
+			Awaitility.await("the poison message goes dead")
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> queue.entry(poison).orElseThrow().state() == MessageState.DEAD);
+			Awaitility.await("the other key is processed").atMost(Duration.ofSeconds(30))
+				.until(() -> queue.entry(other).orElseThrow().state() == MessageState.DONE);
+		}
+		QueueEntry dead = queue.entry(poison).orElseThrow();
+		assertThat(dead.attempts()).isEqualTo(3);
+		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: attempt 3 failed for bad");
+		assertThat(attempts).hasValue(3);
+		assertThat(listener.retries.sum()).isEqualTo(2);
+		assertThat(listener.dead.sum()).isOne();
+		assertThat(queue.entry(behind).orElseThrow().state()).isEqualTo(MessageState.NEW);
+		assertThat(queue.entries(MessageState.DEAD, 100)).extracting(QueueEntry::id).contains(poison);
+		List<BlockedKey> blocked = queue.blockedKeys(100)
+			.stream()
+			.filter((key) -> key.queue().equals(this.queueName))
+			.toList();
+		assertThat(blocked).singleElement().satisfies((key) -> {
+			assertThat(key.businessKey()).isEqualTo("invoice-1");
+			assertThat(key.headId()).isEqualTo(poison);
+			assertThat(key.headState()).isEqualTo(MessageState.DEAD);
+			assertThat(key.waiting()).isOne();
+			assertThat(key.lastError()).contains("attempt 3 failed");
+		});
+		assertThat(queue.stats()).filteredOn((stats) -> stats.queue().equals(this.queueName))
+			.singleElement()
+			.satisfies((stats) -> {
+				assertThat(stats.dead()).isOne();
+				assertThat(stats.ready()).isOne();
+				assertThat(stats.backlog()).isOne();
+				assertThat(stats.oldestWaiting()).isNotNull();
+			});
+		// operator: retry gives a fresh set of attempts; the key stays in order
+		assertThat(queue.retry(behind)).isFalse();
+		assertThat(queue.retry(poison)).isTrue();
+		List<QueueMessage> again = queue.claim(this.queueName, 10);
+		assertThat(again).extracting(QueueMessage::id).containsExactly(poison);
+		assertThat(again.get(0).attempt()).isOne();
+		assertThat(queue.fail(again.get(0), new IllegalArgumentException("still bad"))).isEqualTo(FencedWrite.APPLIED);
+		// operator: discard the dead head, the message behind it becomes claimable
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+			queue.claim(this.queueName, 1).forEach((m) -> queue.fail(m, new IllegalStateException("x")));
+			return queue.entry(poison).orElseThrow().state() == MessageState.DEAD;
+		});
+		assertThat(queue.discard(poison)).isTrue();
+		assertThat(queue.entry(poison)).isEmpty();
+		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::id).containsExactly(behind);
+	}
+
+	@Test
+	void retriesWaitingForTheirBackoffNeverCrowdOutNewMessages() {
+		WorkQueue queue = queue("a").backoff(new Backoff(Duration.ofMinutes(10), 1, Duration.ofMinutes(10))).build();
+		for (int i = 0; i < 40; i++) {
+			queue.enqueue(this.queueName, null, "fails " + i);
+		}
+		List<QueueMessage> failing = queue.claim(this.queueName, 40);
+		assertThat(failing).hasSize(40);
+		failing.forEach((message) -> assertThat(queue.fail(message, new IllegalStateException("later")))
+			.isEqualTo(FencedWrite.APPLIED));
+		long fresh = queue.enqueue(this.queueName, null, "new");
+		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::id).containsExactly(fresh);
+		assertThat(count(MessageState.FAILED)).isEqualTo(40);
+	}
+
+	@Test
+	void concurrentClaimsNeverTakeTheSameMessageOrTwoOfOneKey() throws Exception {
+		WorkQueue queueA = queue("a").build();
+		WorkQueue queueB = queue("b").build();
+		for (int i = 0; i < 200; i++) {
+			queueA.enqueue(this.queueName, "key-" + (i % 20), "m" + i);
+		}
+		List<QueueMessage> fromA = new ArrayList<>();
+		Thread other = new Thread(() -> fromA.addAll(queueA.claim(this.queueName, 50)));
+		other.start();
+		List<QueueMessage> fromB = queueB.claim(this.queueName, 50);
+		other.join();
+		List<QueueMessage> all = new ArrayList<>(fromA);
+		all.addAll(fromB);
+		assertThat(all).extracting(QueueMessage::id).doesNotHaveDuplicates();
+		assertThat(all).extracting(QueueMessage::businessKey).doesNotHaveDuplicates();
+		assertThat(all).hasSizeLessThanOrEqualTo(20).isNotEmpty();
+		fromA.forEach(queueA::release);
+		fromB.forEach(queueB::release);
+	}
+
+	@Test
+	void stoppingReleasesPrefetchedMessagesWithoutCountingAnAttempt() throws Exception {
+		WorkQueue queue = queue("a").build();
+		for (int i = 0; i < 20; i++) {
+			queue.enqueue(this.queueName, null, "m" + i);
+		}
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		QueueWorkers workers = QueueWorkers.builder(queue).threads(1).batchSize(10)
+			.subscribe(this.queueName, (message) -> {
+				started.countDown();
+				finish.await(30, TimeUnit.SECONDS);
+			})
+			.build();
+		workers.start();
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		Thread stopper = new Thread(() -> workers.stop(Duration.ofSeconds(30)));
+		stopper.start();
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(MessageState.IN_PROGRESS, this.queueName) <= 1);
+		finish.countDown();
+		stopper.join();
+		assertThat(count(MessageState.IN_PROGRESS, this.queueName)).isZero();
+		assertThat(count(MessageState.DONE, this.queueName)).isOne();
+		assertThat(queue.claim(this.queueName, 100)).hasSize(19).allSatisfy((m) -> assertThat(m.attempt()).isOne());
+	}
+
+	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {
+		return QueueWorkers.builder(queue).threads(threads).pollInterval(Duration.ofMillis(100))
+			.subscribe(this.queueName, handler)
+			.build();
+	}
+
+	private long count(MessageState state) {
+		return count(state, this.queueName);
+	}
+
+	private long count(MessageState state, String queue) {
+		return database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = '" + queue + "' AND state = '"
+				+ state.name() + "'");
+	}
+
+	static final class CountingListener implements QueueListener {
+
+		final LongAdder completed = new LongAdder();
+
+		final LongAdder rejected = new LongAdder();
+
+		final LongAdder retries = new LongAdder();
+
+		final LongAdder dead = new LongAdder();
+
+		final LongAdder expired = new LongAdder();
+
+		@Override
+		public void onCompleted(String queue) {
+			this.completed.increment();
+		}
+
+		@Override
+		public void onFenceRejected(String queue) {
+			this.rejected.increment();
+		}
+
+		@Override
+		public void onRetryScheduled(String queue) {
+			this.retries.increment();
+		}
+
+		@Override
+		public void onDead(String queue) {
+			this.dead.increment();
+		}
+
+		@Override
+		public void onLeasesExpired(int count) {
+			this.expired.add(count);
+		}
+
+	}
+
+}

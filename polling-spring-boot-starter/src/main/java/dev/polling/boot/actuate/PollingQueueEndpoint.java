@@ -1,0 +1,99 @@
+package dev.polling.boot.actuate;
+
+import dev.polling.jdbc.queue.BlockedKey;
+import dev.polling.jdbc.queue.MessageState;
+import dev.polling.jdbc.queue.QueueEntry;
+import dev.polling.jdbc.queue.QueueStats;
+import dev.polling.jdbc.queue.WorkQueue;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code pollingqueue} actuator endpoint: per queue the backlog, messages in progress and dead,
+ * the age of the oldest waiting message, the blocked business keys and the dead messages (up to
+ * 100 each, without payloads). Operator actions, which need
+ * {@code management.endpoint.pollingqueue.access=unrestricted}: {@code POST
+ * /actuator/pollingqueue/{id}/retry} gives a dead message fresh attempts, {@code .../discard}
+ * deletes it (unblocking its key).
+ */
+@Endpoint(id = "pollingqueue", defaultAccess = Access.READ_ONLY)
+public class PollingQueueEndpoint {
+
+	private static final int LIMIT = 100;
+
+	private final WorkQueue queue;
+
+	public PollingQueueEndpoint(WorkQueue queue) {
+		this.queue = queue;
+	}
+
+	/** Statistics, blocked keys and dead messages. */
+	@ReadOperation
+	public QueueDescriptor queue() {
+		return new QueueDescriptor(this.queue.owner(), this.queue.stats(), this.queue.blockedKeys(LIMIT),
+				this.queue.entries(MessageState.DEAD, LIMIT));
+	}
+
+	/** One message, or 404. */
+	@ReadOperation
+	public @Nullable QueueEntry message(@Selector String id) {
+		return this.queue.entry(parse(id)).orElse(null);
+	}
+
+	/**
+	 * Retries ({@code retry}) or discards ({@code discard}) a dead message.
+	 * @return the outcome; a message that is not dead is a bad request (400)
+	 */
+	@WriteOperation
+	public ActionResult act(@Selector String id, @Selector String action) {
+		long messageId = parse(id);
+		boolean done = switch (action) {
+			case "retry" -> this.queue.retry(messageId);
+			case "discard" -> this.queue.discard(messageId);
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use retry or discard",
+					"Unknown action; use retry or discard");
+		};
+		if (!done) {
+			throw new InvalidEndpointRequestException("Message " + messageId + " is not DEAD (or does not exist): only "
+					+ "dead messages can be retried or discarded", "Message is not dead");
+		}
+		return new ActionResult(messageId, action, this.queue.entry(messageId).orElse(null));
+	}
+
+	static long parse(String id) {
+		try {
+			return Long.parseLong(id);
+		}
+		catch (NumberFormatException ex) {
+			throw new InvalidEndpointRequestException("Message id '" + id + "' is not a number", "Invalid message id");
+		}
+	}
+
+	/**
+	 * The queue as an operator sees it.
+	 * @param owner this instance's owner id in claimed rows
+	 * @param queues statistics per queue
+	 * @param blockedKeys keys whose oldest open message failed (up to 100)
+	 * @param dead dead messages (up to 100)
+	 */
+	public record QueueDescriptor(String owner, List<QueueStats> queues, List<BlockedKey> blockedKeys,
+			List<QueueEntry> dead) implements OperationResponseBody {
+	}
+
+	/**
+	 * The outcome of an operator action.
+	 * @param id the message id
+	 * @param action the action
+	 * @param message the message afterwards, or {@code null} when discarded
+	 */
+	public record ActionResult(long id, String action, @Nullable QueueEntry message) implements OperationResponseBody {
+	}
+
+}

@@ -1,0 +1,53 @@
+package dev.polling.boot.autoconfigure.health;
+
+import dev.polling.boot.autoconfigure.jdbc.PollingJdbcAutoConfiguration;
+import dev.polling.boot.health.PollingDeliveryHealthIndicator;
+import dev.polling.boot.health.PollingQueueHealthIndicator;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.queue.WorkQueue;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of the {@code pollingQueue} and {@code pollingDelivery} health contributors
+ * (dead and in-doubt counts in their details). Disabled with
+ * {@code management.health.polling-queue.enabled=false} or
+ * {@code management.health.polling-delivery.enabled=false}.
+ */
+@AutoConfiguration(after = PollingJdbcAutoConfiguration.class)
+@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+public final class PollingJdbcHealthContributorAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(WorkQueue.class)
+	@ConditionalOnEnabledHealthIndicator("polling-queue")
+	static class QueueHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingQueueHealthIndicator")
+		PollingQueueHealthIndicator pollingQueueHealthIndicator(WorkQueue queue) {
+			return new PollingQueueHealthIndicator(queue);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(DeliveryGuard.class)
+	@ConditionalOnEnabledHealthIndicator("polling-delivery")
+	static class DeliveryHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingDeliveryHealthIndicator")
+		PollingDeliveryHealthIndicator pollingDeliveryHealthIndicator(DeliveryGuard guard) {
+			return new PollingDeliveryHealthIndicator(guard);
+		}
+
+	}
+
+}

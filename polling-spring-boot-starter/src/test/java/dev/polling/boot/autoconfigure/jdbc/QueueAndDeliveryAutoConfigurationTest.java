@@ -1,0 +1,238 @@
+package dev.polling.boot.autoconfigure.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+import dev.polling.boot.actuate.PollingDeliveryEndpoint;
+import dev.polling.boot.actuate.PollingQueueEndpoint;
+import dev.polling.boot.autoconfigure.actuate.PollingJdbcEndpointAutoConfiguration;
+import dev.polling.boot.autoconfigure.health.PollingJdbcHealthContributorAutoConfiguration;
+import dev.polling.boot.health.PollingDeliveryHealthIndicator;
+import dev.polling.boot.health.PollingQueueHealthIndicator;
+import dev.polling.jdbc.delivery.Delivery;
+import dev.polling.jdbc.delivery.DeliveryDestination;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.delivery.DeliveryState;
+import dev.polling.jdbc.queue.MessageState;
+import dev.polling.jdbc.queue.QueueSubscription;
+import dev.polling.jdbc.queue.WorkQueue;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The work queue and delivery guard wiring of {@link PollingJdbcAutoConfiguration}, with the
+ * endpoints and health contributors, on an embedded H2 database.
+ */
+class QueueAndDeliveryAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				TransactionAutoConfiguration.class, PollingJdbcAutoConfiguration.class,
+				PollingJdbcEndpointAutoConfiguration.class, PollingJdbcHealthContributorAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=test-instance",
+				"polling.jdbc.queue.poll-interval=50ms", "polling.jdbc.delivery.poll-interval=50ms",
+				"polling.jdbc.queue.backoff.initial=50ms", "polling.jdbc.delivery.backoff.initial=50ms",
+				"management.endpoints.web.exposure.include=pollingqueue,pollingdelivery");
+
+	@Test
+	void workersRunTheSubscribedHandlerAndTheDispatcherSendsThroughTheDestination() {
+		this.runner.withUserConfiguration(MailFlow.class).run((context) -> {
+			WorkQueue queue = context.getBean(WorkQueue.class);
+			DeliveryGuard guard = context.getBean(DeliveryGuard.class);
+			assertThat(queue.owner()).startsWith("test-instance/");
+			assertThat(context.getBean(QueueWorkersLifecycle.class).isRunning()).isTrue();
+			assertThat(context.getBean(QueueWorkersLifecycle.class).getWorkers().queues()).containsExactly("mails");
+			assertThat(guard.destinations()).containsOnlyKeys("smtp");
+			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+			transaction.executeWithoutResult((status) -> {
+				queue.enqueue("mails", "customer-1", "mail-1");
+				queue.enqueue("mails", "customer-1", "mail-2");
+			});
+			MailFlow flow = context.getBean(MailFlow.class);
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> flow.sent.size() == 2);
+			assertThat(flow.sent).extracting(Delivery::idempotencyKey)
+				.containsExactly("confirmation:mail-1", "confirmation:mail-2");
+			assertThat(context.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM processed", Long.class))
+				.isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aFailingHandlerRollsBackItsDatabaseWorkAndTheRetryCommitsItOnce() {
+		this.runner.withUserConfiguration(FailingOnce.class).run((context) -> {
+			WorkQueue queue = context.getBean(WorkQueue.class);
+			long id = queue.enqueue("orders", null, "order-1");
+			Awaitility.await().atMost(Duration.ofSeconds(30))
+				.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+			assertThat(context.getBean(FailingOnce.class).calls).hasValue(2);
+			assertThat(queue.entry(id).orElseThrow().lastError()).contains("first attempt fails");
+			assertThat(context.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM processed", Long.class))
+				.isOne();
+		});
+	}
+
+	@Test
+	void operatorsResolveInDoubtDeliveriesThroughTheEndpointAndSeeThemInHealthAndMeters() {
+		this.runner.withUserConfiguration(TimingOut.class).run((context) -> {
+			DeliveryGuard guard = context.getBean(DeliveryGuard.class);
+			guard.store("crm", "update:1", "payload");
+			Awaitility.await().atMost(Duration.ofSeconds(30))
+				.until(() -> guard.entries(DeliveryState.IN_DOUBT, 10).size() == 1);
+			long id = guard.entries(DeliveryState.IN_DOUBT, 10).get(0).id();
+			Health health = context.getBean(PollingDeliveryHealthIndicator.class).health(true);
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("inDoubt", 1L).containsEntry("dead", 0L);
+			SimpleMeterRegistry registry = new SimpleMeterRegistry();
+			DeliveryMetrics metrics = context.getBean(DeliveryMetrics.class);
+			metrics.bindTo(registry);
+			assertThat(registry.get(DeliveryMetrics.IN_DOUBT).tag("destination", "crm").gauge().value()).isEqualTo(1.0);
+			PollingDeliveryEndpoint endpoint = context.getBean(PollingDeliveryEndpoint.class);
+			assertThat(endpoint.delivery().inDoubt()).extracting((e) -> e.id()).containsExactly(id);
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("" + id, "retry"))
+				.withMessageContaining("is not DEAD");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("x", "resend"))
+				.withMessageContaining("'x' is not a number");
+			assertThat(endpoint.act("" + id, "delivered").message().state()).isEqualTo(DeliveryState.DELIVERED);
+			metrics.refresh();
+			assertThat(registry.find(DeliveryMetrics.IN_DOUBT).tag("destination", "crm").gauge()).isNull();
+			assertThat(context.getBean(TimingOut.class).attempts).hasValue(1);
+		});
+	}
+
+	@Test
+	void operatorsRetryDeadMessagesThroughTheQueueEndpoint() {
+		this.runner.withUserConfiguration(AlwaysFailing.class).withPropertyValues("polling.jdbc.queue.max-attempts=1")
+			.run((context) -> {
+				WorkQueue queue = context.getBean(WorkQueue.class);
+				long id = queue.enqueue("invoices", "customer-9", "bad");
+				queue.enqueue("invoices", "customer-9", "waits");
+				Awaitility.await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
+				PollingQueueEndpoint endpoint = context.getBean(PollingQueueEndpoint.class);
+				PollingQueueEndpoint.QueueDescriptor view = endpoint.queue();
+				assertThat(view.blockedKeys()).singleElement().satisfies((key) -> {
+					assertThat(key.businessKey()).isEqualTo("customer-9");
+					assertThat(key.waiting()).isOne();
+				});
+				assertThat(view.dead()).extracting((e) -> e.id()).containsExactly(id);
+				Health health = context.getBean(PollingQueueHealthIndicator.class).health(true);
+				assertThat(health.getDetails()).containsEntry("dead", 1L);
+				SimpleMeterRegistry registry = new SimpleMeterRegistry();
+				context.getBean(QueueMetrics.class).bindTo(registry);
+				assertThat(registry.get(QueueMetrics.DEAD).tag("queue", "invoices").gauge().value()).isEqualTo(1.0);
+				assertThat(endpoint.act("" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
+				assertThat(endpoint.message("" + id)).isNotNull();
+			});
+	}
+
+	@Test
+	void backsOffWhenTheQueueOrTheDeliveryGuardIsDisabled() {
+		this.runner.withPropertyValues("polling.jdbc.queue.enabled=false", "polling.jdbc.delivery.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(WorkQueue.class)
+				.doesNotHaveBean(QueueWorkersLifecycle.class)
+				.doesNotHaveBean(DeliveryGuard.class)
+				.doesNotHaveBean(PollingQueueEndpoint.class)
+				.doesNotHaveBean(PollingDeliveryHealthIndicator.class));
+	}
+
+	@Test
+	void failsAtStartupNamingAnInvalidProperty() {
+		this.runner.withPropertyValues("polling.jdbc.queue.threads=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling.jdbc.queue.threads must be between 1 and 256 but was 0");
+		});
+		this.runner.withPropertyValues("polling.jdbc.delivery.lease-time=100ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling.jdbc.delivery.lease-time must be between 1s and 1d but was PT0.1S");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class MailFlow {
+
+		final List<Delivery> sent = new CopyOnWriteArrayList<>();
+
+		@Bean
+		QueueSubscription mails(JdbcTemplate jdbc, DeliveryGuard guard) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS processed (payload VARCHAR(100))");
+			return QueueSubscription.of("mails", (message) -> {
+				jdbc.update("INSERT INTO processed VALUES (?)", message.payload());
+				guard.store("smtp", "confirmation:" + message.payload(), "thanks for " + message.payload());
+			});
+		}
+
+		@Bean
+		DeliveryDestination smtp() {
+			return DeliveryDestination.of("smtp", this.sent::add);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingOnce {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@Bean
+		QueueSubscription orders(JdbcTemplate jdbc) {
+			jdbc.execute("CREATE TABLE IF NOT EXISTS processed (payload VARCHAR(100))");
+			return QueueSubscription.of("orders", (message) -> {
+				jdbc.update("INSERT INTO processed VALUES (?)", message.payload());
+				if (this.calls.incrementAndGet() == 1) {
+					throw new IllegalStateException("first attempt fails");
+				}
+			});
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AlwaysFailing {
+
+		@Bean
+		QueueSubscription invoices() {
+			return QueueSubscription.of("invoices", (message) -> {
+				throw new IllegalStateException("cannot process " + message.payload());
+			});
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TimingOut {
+
+		final AtomicInteger attempts = new AtomicInteger();
+
+		@Bean
+		DeliveryDestination crm() {
+			return DeliveryDestination.of("crm", (delivery) -> {
+				this.attempts.incrementAndGet();
+				throw new IOException("read timed out");
+			});
+		}
+
+	}
+
+}
