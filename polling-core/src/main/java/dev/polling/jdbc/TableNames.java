@@ -72,6 +72,14 @@ public record TableNames(String prefix) {
 	}
 
 	/**
+	 * The scheduled jobs table.
+	 * @return e.g. {@code polling_job}
+	 */
+	public String job() {
+		return this.prefix + "job";
+	}
+
+	/**
 	 * The delivery guard table.
 	 * @return e.g. {@code polling_delivery}
 	 */

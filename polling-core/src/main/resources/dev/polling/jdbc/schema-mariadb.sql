@@ -68,3 +68,24 @@ CREATE TABLE IF NOT EXISTS ${prefix}delivery (
     INDEX ${prefix}delivery_ready_idx (destination, state, id),
     INDEX ${prefix}delivery_state_idx (state, lease_until)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+
+-- Scheduled jobs: moved into the work queue when due (see dev.polling.jdbc.jobs.JobScheduler).
+-- state: SCHEDULED, DISPATCHED, CANCELLED, FAILED (could not be enqueued; last_error says why).
+-- unique_key: set for jobs scheduled with scheduleOnce (queue and business id), else null.
+CREATE TABLE IF NOT EXISTS ${prefix}job (
+    id            BIGINT       NOT NULL AUTO_INCREMENT,
+    queue         VARCHAR(100) NOT NULL,
+    business_id   VARCHAR(255) NOT NULL,
+    unique_key    VARCHAR(360),
+    payload       MEDIUMTEXT   NOT NULL,
+    state         VARCHAR(16)  NOT NULL,
+    due_at        DATETIME(6)  NOT NULL,
+    created_at    DATETIME(6)  NOT NULL,
+    dispatched_at DATETIME(6),
+    message_id    BIGINT,
+    last_error    VARCHAR(1000),
+    PRIMARY KEY (id),
+    UNIQUE KEY ${prefix}job_unique (unique_key),
+    INDEX ${prefix}job_due_idx (state, due_at, id),
+    INDEX ${prefix}job_business_idx (queue, business_id, state)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

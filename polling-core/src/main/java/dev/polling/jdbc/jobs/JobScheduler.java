@@ -1,0 +1,442 @@
+package dev.polling.jdbc.jobs;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.jdbc.ConnectionProvider;
+import dev.polling.jdbc.DataAccessFailure;
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.queue.WorkQueue;
+
+/**
+ * Persistent jobs due at a time (seed 002: "check the order in 30 minutes"). {@link #schedule}
+ * writes a row in the caller's transaction (a rolled-back transaction schedules nothing); jobs
+ * survive restarts and redeploys because they live in the database. {@link #dispatchDue} moves due
+ * jobs into the {@link WorkQueue} in one transaction of its own (rows locked, skipped by concurrent
+ * dispatchers where the database can), so each job becomes exactly one queue message; workers on
+ * every instance then execute them with the queue's leases, retries and fencing. Call it on one
+ * instance, the holder of a polling cluster, on a timer; concurrent calls are safe, just wasteful.
+ * When a batch fails, each of its jobs is tried in a transaction of its own, and a job that still
+ * fails is marked FAILED with its error, so one poisoned job never holds back the others.
+ *
+ * <p>Due times are database time when given as a delay ({@link #schedule(String, String, Duration,
+ * String)}); an absolute {@link Instant} is compared with the database's clock.
+ */
+public final class JobScheduler {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobScheduler.class);
+
+	/** Longest business id. */
+	public static final int MAX_BUSINESS_ID_LENGTH = 255;
+
+	private static final int MAX_ERROR_LENGTH = 1000;
+
+	private final ConnectionProvider connections;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final TableNames tables;
+
+	private final DatabaseTime time;
+
+	private final String table;
+
+	private JobScheduler(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
+		this.dataSource = dataSource;
+		this.connections = connections;
+		this.dialect = dialect;
+		this.tables = tables;
+		this.time = new DatabaseTime(dialect);
+		this.table = tables.job();
+	}
+
+	/**
+	 * A scheduler on a data source; {@link #schedule} joins the transaction of the connection the
+	 * provider gives (with the starter: the current Spring transaction); dispatching borrows
+	 * connections from the data source for transactions of its own.
+	 * @param dataSource the data source
+	 * @param connections the provider for {@code schedule}, {@code cancel} and {@code reschedule}
+	 * @param dialect the dialect
+	 * @param tables the table names
+	 * @return the scheduler
+	 */
+	public static JobScheduler create(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
+		return new JobScheduler(Objects.requireNonNull(dataSource, "dataSource must not be null"),
+				Objects.requireNonNull(connections, "connections must not be null"), Objects.requireNonNull(dialect, "dialect must not be null"),
+				Objects.requireNonNull(tables, "tables must not be null"));
+	}
+
+	/**
+	 * A scheduler on a data source whose {@code schedule} borrows a connection per call.
+	 * @param dataSource the data source
+	 * @return the scheduler
+	 */
+	public static JobScheduler create(DataSource dataSource) {
+		return create(dataSource, ConnectionProvider.of(dataSource), Dialect.detect(dataSource), TableNames.defaults());
+	}
+
+	// ---- scheduling, in the caller's transaction
+
+	/**
+	 * Schedules a job due after a delay in database time.
+	 * @param queue the work queue the job goes to when due
+	 * @param businessId what the job is about (e.g. an order id); also its ordering key in the queue
+	 * @param delay how long from now (database time), zero or more
+	 * @param payload what the worker gets
+	 * @return the job id
+	 */
+	public long schedule(String queue, String businessId, Duration delay, String payload) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
+		}
+		return insert(queue, businessId, null, payload, delay.toMillis(), null).orElseThrow();
+	}
+
+	/**
+	 * Schedules a job due at an instant (compared with the database's clock).
+	 * @param queue the work queue the job goes to when due
+	 * @param businessId what the job is about; also its ordering key in the queue
+	 * @param dueAt when it is due
+	 * @param payload what the worker gets
+	 * @return the job id
+	 */
+	public long schedule(String queue, String businessId, Instant dueAt, String payload) {
+		Objects.requireNonNull(dueAt, "dueAt must not be null");
+		return insert(queue, businessId, null, payload, 0, dueAt).orElseThrow();
+	}
+
+	/**
+	 * Schedules a job after a delay unless one for the same queue and business id was ever
+	 * scheduled with this method and is still scheduled or dispatched (uniqueness per queue and
+	 * business id). Never aborts the caller's transaction.
+	 * @return the job id, or empty when such a job exists
+	 */
+	public Optional<Long> scheduleOnce(String queue, String businessId, Duration delay, String payload) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
+		}
+		return insert(queue, businessId, queue + "\u001f" + businessId, payload, delay.toMillis(), null);
+	}
+
+	/**
+	 * Cancels the still scheduled jobs of a business id in a queue.
+	 * @return how many were cancelled
+	 */
+	public int cancel(String queue, String businessId) {
+		validate(queue, businessId, "");
+		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
+				(statement) -> {
+					statement.setString(1, queue);
+					statement.setString(2, businessId);
+				}, "cancel jobs");
+	}
+
+	/**
+	 * Moves the still scheduled jobs of a business id in a queue to a new delay from now.
+	 * @return how many were moved
+	 */
+	public int reschedule(String queue, String businessId, Duration delay) {
+		validate(queue, businessId, "");
+		Objects.requireNonNull(delay, "delay must not be null");
+		return update("UPDATE " + this.table + " SET due_at = " + this.time.nowMinusMillis()
+				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'", (statement) -> {
+					statement.setLong(1, -delay.toMillis());
+					statement.setString(2, queue);
+					statement.setString(3, businessId);
+				}, "reschedule jobs");
+	}
+
+	private Optional<Long> insert(String queue, String businessId, @Nullable String uniqueKey, String payload, long delayMillis,
+			@Nullable Instant dueAt) {
+		validate(queue, businessId, payload);
+		String due = (dueAt != null) ? "?" : this.time.nowMinusMillis();
+		String sql = "INSERT INTO " + this.table + " (queue, business_id, unique_key, payload, state, due_at, created_at) VALUES (?, ?, ?, ?, 'SCHEDULED', "
+				+ due + ", " + this.time.now() + ")";
+		if (uniqueKey != null && this.dialect == Dialect.POSTGRESQL) {
+			sql += " ON CONFLICT (unique_key) DO NOTHING";
+		}
+		Connection connection = obtain();
+		try (PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+			statement.setString(1, queue);
+			statement.setString(2, businessId);
+			statement.setString(3, uniqueKey);
+			statement.setString(4, payload);
+			if (dueAt != null) {
+				bindInstant(statement, 5, dueAt);
+			}
+			else {
+				statement.setLong(5, -delayMillis);
+			}
+			if (statement.executeUpdate() == 0) {
+				return Optional.empty();
+			}
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				keys.next();
+				return Optional.of(keys.getLong(1));
+			}
+		}
+		catch (SQLException ex) {
+			if (uniqueKey != null && isDuplicate(ex)) {
+				// MariaDB and H2 roll back only the failed statement: the caller's transaction goes on
+				return Optional.empty();
+			}
+			throw new DataAccessFailure("Could not schedule a job in " + this.table + " (queue '" + queue + "')", ex);
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	// ---- dispatching, in transactions of its own
+
+	/**
+	 * Moves up to {@code limit} due jobs into the work queue, oldest due first, in one transaction;
+	 * if that fails, one transaction per job, marking jobs that still fail as FAILED.
+	 * @param queue the work queue
+	 * @param limit the most jobs to move, 1 to 10,000
+	 * @return what happened
+	 */
+	public DispatchResult dispatchDue(WorkQueue queue, int limit) {
+		Objects.requireNonNull(queue, "queue must not be null");
+		if (limit < 1 || limit > 10_000) {
+			throw new IllegalArgumentException("limit " + limit + " is out of range: pass 1 to 10000");
+		}
+		List<Long> ids;
+		try {
+			return Sql.inTransaction(this.dataSource, "dispatch due jobs", (connection) -> {
+				List<DueJob> due = lockDue(connection, limit, null);
+				for (DueJob job : due) {
+					dispatch(connection, queue, job);
+				}
+				return new DispatchResult(due.size(), 0, due.stream().map(DueJob::delayMillis).toList());
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
+			ids = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null).stream().map(DueJob::id).toList());
+		}
+		int dispatched = 0;
+		int failed = 0;
+		List<Long> delays = new ArrayList<>();
+		for (long id : ids) {
+			try {
+				Optional<Long> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+					List<DueJob> one = lockDue(connection, 1, id);
+					if (one.isEmpty()) {
+						return Optional.<Long>empty();
+					}
+					dispatch(connection, queue, one.get(0));
+					return Optional.of(one.get(0).delayMillis());
+				});
+				if (delay.isPresent()) {
+					dispatched++;
+					delays.add(delay.get());
+				}
+			}
+			catch (RuntimeException ex) {
+				failed++;
+				markFailed(id, ex);
+			}
+		}
+		return new DispatchResult(dispatched, failed, delays);
+	}
+
+	private List<DueJob> lockDue(Connection connection, int limit, @Nullable Long id) throws SQLException {
+		String skip = (this.dialect == Dialect.H2) ? "" : " SKIP LOCKED";
+		String sql = "SELECT id, queue, business_id, payload, due_at, " + this.time.now() + " FROM " + this.table
+				+ " WHERE state = 'SCHEDULED' AND due_at <= " + this.time.now() + ((id != null) ? " AND id = ?" : "")
+				+ " ORDER BY due_at, id " + limitClause() + " FOR UPDATE" + skip;
+		List<DueJob> due = new ArrayList<>();
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			int index = 1;
+			if (id != null) {
+				statement.setLong(index++, id);
+			}
+			statement.setInt(index, limit);
+			try (ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					Instant dueAt = this.time.read(rows, 5);
+					Instant now = this.time.read(rows, 6);
+					due.add(new DueJob(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+							Math.max(0, Duration.between(dueAt, now).toMillis())));
+				}
+			}
+		}
+		return due;
+	}
+
+	private String limitClause() {
+		return (this.dialect == Dialect.H2) ? "FETCH FIRST ? ROWS ONLY" : "LIMIT ?";
+	}
+
+	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
+		long messageId = queue.enqueue(connection, job.queue(), job.businessId(), job.payload());
+		try (PreparedStatement mark = connection.prepareStatement("UPDATE " + this.table + " SET state = 'DISPATCHED', dispatched_at = "
+				+ this.time.now() + ", message_id = ? WHERE id = ?")) {
+			mark.setLong(1, messageId);
+			mark.setLong(2, job.id());
+			mark.executeUpdate();
+		}
+	}
+
+	private void markFailed(long id, Exception failure) {
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
+		logger.warn("Job {} could not be moved into the work queue and is marked FAILED: {}", id, error);
+		try {
+			Sql.inTransaction(this.dataSource, "mark job " + id + " failed", (connection) -> {
+				try (PreparedStatement statement = connection.prepareStatement(
+						"UPDATE " + this.table + " SET state = 'FAILED', last_error = ? WHERE id = ? AND state = 'SCHEDULED'")) {
+					statement.setString(1, error);
+					statement.setLong(2, id);
+					return statement.executeUpdate();
+				}
+			});
+		}
+		catch (DataAccessFailure ex) {
+			logger.warn("Could not mark job {} failed; it stays due and is tried again", id, ex);
+		}
+	}
+
+	// ---- looking
+
+	/**
+	 * Counts by state and the due backlog (scheduled jobs whose due time has passed).
+	 * @return the numbers
+	 */
+	public JobStats stats() {
+		return Sql.inTransaction(this.dataSource, "read job statistics", (connection) -> {
+			try (PreparedStatement statement = connection.prepareStatement("SELECT "
+					+ "SUM(CASE WHEN state = 'SCHEDULED' THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN state = 'SCHEDULED' AND due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN state = 'DISPATCHED' THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN state = 'FAILED' THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN state = 'CANCELLED' THEN 1 ELSE 0 END) FROM " + this.table);
+					ResultSet row = statement.executeQuery()) {
+				row.next();
+				return new JobStats(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4), row.getLong(5));
+			}
+		});
+	}
+
+	// ---- internals
+
+	private static void validate(String queue, String businessId, String payload) {
+		Arguments.key("queue", queue, WorkQueue.MAX_QUEUE_LENGTH, "name the queue in at most " + WorkQueue.MAX_QUEUE_LENGTH + " characters");
+		Arguments.key("businessId", businessId, MAX_BUSINESS_ID_LENGTH,
+				"use an id of at most " + MAX_BUSINESS_ID_LENGTH + " characters (e.g. an order id or a hash)");
+		Arguments.payload("payload", payload, WorkQueue.MAX_PAYLOAD_LENGTH);
+	}
+
+	private void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+		if (this.dialect == Dialect.MARIADB) {
+			statement.setObject(index, instant.atOffset(ZoneOffset.UTC).toLocalDateTime());
+		}
+		else {
+			statement.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+		}
+	}
+
+	private static boolean isDuplicate(SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062 || ex.getErrorCode() == 1586;
+	}
+
+	private int update(String sql, Binder binder, String what) {
+		Connection connection = obtain();
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			binder.bind(statement);
+			return statement.executeUpdate();
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not " + what + " in " + this.table, ex);
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	private Connection obtain() {
+		try {
+			return this.connections.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not get a connection for " + this.table, ex);
+		}
+	}
+
+	private void release(Connection connection) {
+		try {
+			this.connections.releaseConnection(connection);
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not release a connection", ex);
+		}
+	}
+
+	/** The tables this scheduler uses. */
+	public TableNames tables() {
+		return this.tables;
+	}
+
+	@FunctionalInterface
+	private interface Binder {
+
+		void bind(PreparedStatement statement) throws SQLException;
+
+	}
+
+	private record DueJob(long id, String queue, String businessId, String payload, long delayMillis) {
+	}
+
+	/**
+	 * What {@link #dispatchDue} did.
+	 *
+	 * @param dispatched jobs moved into the work queue
+	 * @param failed jobs marked FAILED
+	 * @param startDelaysMillis for each dispatched job, how late it was moved (database time)
+	 */
+	public record DispatchResult(int dispatched, int failed, List<Long> startDelaysMillis) {
+
+		public DispatchResult {
+			startDelaysMillis = List.copyOf(startDelaysMillis);
+		}
+
+	}
+
+	/**
+	 * Job counts.
+	 *
+	 * @param scheduled jobs waiting (due or not)
+	 * @param dueBacklog scheduled jobs whose due time has passed
+	 * @param dispatched jobs moved into the work queue
+	 * @param failed jobs that could not be moved
+	 * @param cancelled cancelled jobs
+	 */
+	public record JobStats(long scheduled, long dueBacklog, long dispatched, long failed, long cancelled) {
+	}
+
+}
