@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}coordination (
     epoch      BIGINT       NOT NULL DEFAULT 0,
     last_run   DATETIME(6),
     PRIMARY KEY (cluster_id)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Work queue: messages claimed by workers on every instance (see dev.polling.jdbc.queue.WorkQueue).
 -- state: NEW, IN_PROGRESS, DONE, FAILED (waiting for a retry at available_at), DEAD.
