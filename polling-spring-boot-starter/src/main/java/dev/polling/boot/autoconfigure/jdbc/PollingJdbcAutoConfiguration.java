@@ -34,6 +34,8 @@ import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
+import dev.polling.core.PollingManager;
+import dev.polling.jdbc.jobs.JobScheduler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -70,6 +72,53 @@ public final class PollingJdbcAutoConfiguration {
 		}
 		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
 		return new JdbcCoordinator(dataSource, Dialect.detect(dataSource), properties.tableNames(), failover);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+	static class JobsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		JobScheduler pollingJobScheduler(DataSource dataSource, PollingJdbcProperties properties,
+				ObjectProvider<PollingJdbcSchemaInitializer> schema) {
+			schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
+			return JobScheduler.create(dataSource, new SpringTransactionConnectionProvider(dataSource), Dialect.detect(dataSource),
+					properties.tableNames());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
+				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics) {
+			PollingJdbcProperties.Jobs settings = properties.getJobs();
+			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
+				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
+						"the dispatch interval must be positive", "set it to e.g. 1s");
+			}
+			if (settings.getBatchSize() < 1 || settings.getBatchSize() > 10_000) {
+				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.batch-size", String.valueOf(settings.getBatchSize()),
+						"the batch size is out of range", "set it between 1 and 10000, e.g. 1000");
+			}
+			String cluster = settings.getCluster();
+			PollingManager pollingManager = null;
+			if (cluster != null && !cluster.isBlank()) {
+				pollingManager = manager.getIfAvailable();
+				if (pollingManager == null || !pollingManager.clusterIds().contains(cluster.strip())) {
+					throw new InvalidPollingConfigurationException("polling.jdbc.jobs.cluster", cluster,
+							"there is no polling cluster '" + cluster + "'" + ((pollingManager != null) ? "; known clusters: "
+									+ pollingManager.clusterIds() : ""),
+							"define polling.clusters." + cluster + ".wait-time, or name one of the defined clusters");
+				}
+				cluster = cluster.strip();
+			}
+			JobsMetrics meters = metrics.getIfAvailable();
+			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
+					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
+					});
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -242,6 +291,13 @@ public final class PollingJdbcAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterBinder.class)
 	static class QueueAndDeliveryMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+		JobsMetrics pollingJobsMetrics(ObjectProvider<JobScheduler> scheduler) {
+			return new JobsMetrics(scheduler);
+		}
 
 		@Bean
 		@ConditionalOnMissingBean

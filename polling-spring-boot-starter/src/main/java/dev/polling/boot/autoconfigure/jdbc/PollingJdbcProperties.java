@@ -30,6 +30,12 @@ public class PollingJdbcProperties {
 
 	private final Coordination coordination = new Coordination();
 
+	private final Jobs jobs = new Jobs();
+
+	public Jobs getJobs() {
+		return this.jobs;
+	}
+
 	public Coordination getCoordination() {
 		return this.coordination;
 	}
@@ -471,6 +477,64 @@ public class PollingJdbcProperties {
 
 		public void setFailoverPeriod(@Nullable Duration failoverPeriod) {
 			this.failoverPeriod = failoverPeriod;
+		}
+
+	}
+
+	/** Scheduled jobs ({@link dev.polling.jdbc.jobs.JobScheduler}). */
+	public static class Jobs {
+
+		/**
+		 * Whether to provide the JobScheduler and dispatch due jobs into the work queue.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Cluster whose holder dispatches due jobs (one of polling.clusters); without it every
+		 * instance dispatches (safe, but wasteful).
+		 */
+		private @Nullable String cluster;
+
+		/**
+		 * Time between dispatch rounds.
+		 */
+		private Duration dispatchInterval = Duration.ofSeconds(1);
+
+		/**
+		 * Jobs moved into the work queue per transaction.
+		 */
+		private int batchSize = 1000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getCluster() {
+			return this.cluster;
+		}
+
+		public void setCluster(@Nullable String cluster) {
+			this.cluster = cluster;
+		}
+
+		public Duration getDispatchInterval() {
+			return this.dispatchInterval;
+		}
+
+		public void setDispatchInterval(Duration dispatchInterval) {
+			this.dispatchInterval = dispatchInterval;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
 		}
 
 	}

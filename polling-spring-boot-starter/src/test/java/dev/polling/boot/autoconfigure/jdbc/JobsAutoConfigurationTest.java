@@ -1,0 +1,64 @@
+package dev.polling.boot.autoconfigure.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.jdbc.jobs.JobScheduler;
+import dev.polling.jdbc.queue.QueueSubscription;
+
+class JobsAutoConfigurationTest {
+
+	private final List<String> executed = new CopyOnWriteArrayList<>();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PollingJdbcAutoConfiguration.class,
+				PollingAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=app-1",
+				"polling.clusters.JOBS.wait-time=10s", "polling.jdbc.jobs.dispatch-interval=100ms",
+				"polling.jdbc.queue.poll-interval=50ms")
+		.withBean(QueueSubscription.class, () -> QueueSubscription.of("follow-ups", (message) -> this.executed.add(message.payload())));
+
+	@Test
+	void runsAScheduledJobOnTheHolderOfTheJobsCluster() {
+		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=JOBS").run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(JobScheduler.class).hasSingleBean(JobDispatcherLifecycle.class);
+			JobScheduler jobs = context.getBean(JobScheduler.class);
+			jobs.schedule("follow-ups", "order-1", Duration.ZERO, "check order-1");
+			jobs.schedule("follow-ups", "order-2", Duration.ofMillis(300), "check order-2");
+			jobs.schedule("follow-ups", "order-3", Duration.ofHours(1), "check order-3");
+			await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(this.executed)
+				.containsExactlyInAnyOrder("check order-1", "check order-2"));
+			assertThat(jobs.stats().scheduled()).isEqualTo(1);
+			assertThat(jobs.stats().dispatched()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void failsAtStartupWhenTheJobsClusterIsUnknown() {
+		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=NOPE").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling.jdbc.jobs.cluster")
+				.hasMessageContaining("NOPE")
+				.hasMessageContaining("[JOBS]");
+		});
+	}
+
+	@Test
+	void providesNoJobsWhenDisabled() {
+		this.runner.withPropertyValues("polling.jdbc.jobs.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(JobScheduler.class).doesNotHaveBean(JobDispatcherLifecycle.class);
+		});
+	}
+
+}
