@@ -2,9 +2,7 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.inbox.Inbox;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,14 +43,7 @@ public final class InboxPurgeScheduler implements SmartLifecycle {
 		if (this.executor != null || this.interval.isZero()) {
 			return;
 		}
-		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "polling-inbox-purge");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long millis = Math.max(1, this.interval.toMillis());
-		started.scheduleWithFixedDelay(this::purge, millis, millis, TimeUnit.MILLISECONDS);
-		this.executor = started;
+		this.executor = FixedDelayTimer.start("polling-inbox-purge", this.interval, this::purge);
 	}
 
 	@Override

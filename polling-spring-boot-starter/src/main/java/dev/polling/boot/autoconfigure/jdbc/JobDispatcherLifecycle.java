@@ -1,7 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -99,13 +98,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		if (this.timer != null) {
 			return;
 		}
-		this.timer = Executors.newSingleThreadScheduledExecutor((r) -> {
-			Thread thread = new Thread(r, "polling-job-dispatcher");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long millis = this.interval.toMillis();
-		this.timer.scheduleWithFixedDelay(this::tick, millis, millis, TimeUnit.MILLISECONDS);
+		this.timer = FixedDelayTimer.start("polling-job-dispatcher", this.interval, this::tick);
 	}
 
 	@Override

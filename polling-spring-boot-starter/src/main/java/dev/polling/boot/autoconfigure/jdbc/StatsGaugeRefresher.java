@@ -2,9 +2,7 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
@@ -36,14 +34,8 @@ public final class StatsGaugeRefresher implements SmartLifecycle {
 		if (this.executor != null || this.refreshes.isEmpty()) {
 			return;
 		}
-		ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "polling-jdbc-gauges");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long millis = Math.max(1, this.interval.toMillis());
-		started.scheduleWithFixedDelay(() -> this.refreshes.forEach(Runnable::run), millis, millis,
-				TimeUnit.MILLISECONDS);
+		ScheduledExecutorService started = FixedDelayTimer.start("polling-jdbc-gauges", this.interval,
+				() -> this.refreshes.forEach(Runnable::run));
 		this.executor = started;
 	}
 
