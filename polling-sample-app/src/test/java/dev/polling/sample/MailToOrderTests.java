@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import jakarta.mail.MessagingException;
+import jakarta.mail.internet.MimeMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -25,6 +26,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import dev.polling.core.PollingManager;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.sample.mail.ConfirmationSender;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,12 +35,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * The whole sample in one JVM against a real mail server (GreenMail over SMTP and IMAP): the
  * {@code @Scheduled} pollers, gated by {@code @PollingCycle} (standalone: every poll is granted),
- * turn mails into orders with inbox receipts, delete them from the server, and a mail fetched
- * twice yields one order.
+ * queue mails with inbox receipts and delete them from the server; the queue's workers turn them
+ * into orders, the delivery guard sends one confirmation per order over SMTP, and the job
+ * dispatcher runs one follow-up check per order; a mail fetched twice yields one order.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:mail-to-order;DB_CLOSE_DELAY=-1",
-				"sample.poll-delay-millis=200", "polling.instance-id=test-instance" })
+				"sample.poll-delay-millis=200", "polling.instance-id=test-instance", "sample.follow-up-delay=2s",
+				"polling.jdbc.jobs.dispatch-interval=200ms", "polling.jdbc.delivery.poll-interval=200ms",
+				"polling.jdbc.queue.poll-interval=100ms" })
 class MailToOrderTests {
 
 	@RegisterExtension
@@ -49,12 +55,16 @@ class MailToOrderTests {
 	@Autowired
 	private PollingManager polling;
 
+	@Autowired
+	private DeliveryGuard delivery;
+
 	@LocalServerPort
 	private int port;
 
 	@DynamicPropertySource
 	static void mailServer(DynamicPropertyRegistry registry) {
 		registry.add("sample.mail.imap-port", () -> mailServer.getImap().getPort());
+		registry.add("sample.mail.smtp-port", () -> mailServer.getSmtp().getPort());
 	}
 
 	@Test
@@ -62,10 +72,12 @@ class MailToOrderTests {
 		send("mailbox-2", "<first-order@shop.example>", "Order 1: 3 x widget");
 
 		awaitMailboxEmptyAndOrders("first-order@shop.example", 1);
-		assertThat(this.jdbc.sql("SELECT mailbox, subject, customer, processed_by FROM orders WHERE message_id = ?")
+		assertThat(this.jdbc
+			.sql("SELECT mailbox, subject, customer, fetched_by, processed_by FROM orders WHERE message_id = ?")
 			.param("first-order@shop.example")
-			.query((rs, row) -> rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4))
-			.single()).isEqualTo("mailbox-2|Order 1: 3 x widget|customer@shop.example|test-instance");
+			.query((rs, row) -> rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4)
+					+ "|" + rs.getString(5))
+			.single()).isEqualTo("mailbox-2|Order 1: 3 x widget|customer@shop.example|test-instance|test-instance");
 		assertThat(receipts("mailbox-2", "first-order@shop.example")).isEqualTo(1);
 		assertThat(this.polling.isHolding("MAILBOX_2")).isTrue();
 	}
@@ -101,7 +113,9 @@ class MailToOrderTests {
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			assertThat(mailServer.getReceivedMessagesForDomain("mailbox-3@demo.local")).isEmpty();
 			assertThat(duplicateFetches("twice@shop.example")).isEqualTo(1);
+			assertThat(orders("twice@shop.example")).isEqualTo(1); // written by a queue worker, after the fetch
 		});
+		Thread.sleep(500); // a second order would be written by now
 		assertThat(orders("twice@shop.example")).isEqualTo(1);
 	}
 
@@ -132,11 +146,63 @@ class MailToOrderTests {
 		assertThat(missing).as("meters in grafana/polling-dashboard.json missing at /actuator/prometheus").isEmpty();
 	}
 
+	@Test
+	void aProcessedMailGetsOneConfirmationMailAndOneFollowUpCheck() throws Exception {
+		send("mailbox-3", "<confirm-me@shop.example>", "Order 6: 2 x widget");
+		awaitMailboxEmptyAndOrders("confirm-me@shop.example", 1);
+
+		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+			assertThat(confirmationsOf("confirm-me@shop.example")).hasSize(1);
+			assertThat(followUps("confirm-me@shop.example")).isEqualTo(1);
+		});
+		MimeMessage confirmation = confirmationsOf("confirm-me@shop.example").get(0);
+		assertThat(confirmation.getSubject()).isEqualTo("Confirmation: Order 6: 2 x widget");
+		assertThat(confirmation.getHeader(ConfirmationSender.IDEMPOTENCY_HEADER, null))
+			.isEqualTo("confirmation:confirm-me@shop.example");
+		assertThat(confirmation.getFrom()[0].toString()).isEqualTo("orders@demo.local");
+		assertThat(this.delivery.stats()).allSatisfy((stats) -> {
+			assertThat(stats.inDoubt()).isZero();
+			assertThat(stats.dead()).isZero();
+		});
+		// the follow-up ran after its delay (2 s here, 30 s by default) and found the order
+		assertThat(this.jdbc.sql("SELECT f.orders_found, DATEDIFF('MILLISECOND', o.processed_at, f.checked_at) "
+				+ "FROM follow_up_checks f JOIN orders o ON o.message_id = f.message_id WHERE f.message_id = ?")
+			.param("confirm-me@shop.example")
+			.query((rs, row) -> new long[] { rs.getLong(1), rs.getLong(2) })
+			.single()).satisfies((row) -> {
+				assertThat(row[0]).as("orders found").isEqualTo(1);
+				assertThat(row[1]).as("milliseconds from the order to its check").isGreaterThanOrEqualTo(2000);
+			});
+		// still one of each a while later: nothing sent or checked twice
+		Thread.sleep(1000);
+		assertThat(confirmationsOf("confirm-me@shop.example")).hasSize(1);
+		assertThat(followUps("confirm-me@shop.example")).isEqualTo(1);
+	}
+
 	private void awaitMailboxEmptyAndOrders(String messageId, int orders) {
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			assertThat(orders(messageId)).isEqualTo(orders);
-			assertThat(mailServer.getReceivedMessages()).isEmpty();
+			for (String mailbox : List.of("mailbox-1", "mailbox-2", "mailbox-3")) {
+				assertThat(mailServer.getReceivedMessagesForDomain(mailbox + "@demo.local")).isEmpty();
+			}
 		});
+	}
+
+	private static List<MimeMessage> confirmationsOf(String messageKey) throws MessagingException {
+		List<MimeMessage> found = new ArrayList<>();
+		for (MimeMessage mail : mailServer.getReceivedMessagesForDomain("customer@shop.example")) {
+			if (messageKey.equals(mail.getHeader(ConfirmationSender.CONFIRMS_HEADER, null))) {
+				found.add(mail);
+			}
+		}
+		return found;
+	}
+
+	private int followUps(String messageId) {
+		return this.jdbc.sql("SELECT COUNT(*) FROM follow_up_checks WHERE message_id = ?")
+			.param(messageId)
+			.query(Integer.class)
+			.single();
 	}
 
 	private int orders(String messageId) {

@@ -31,6 +31,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import jakarta.mail.FetchProfile;
 import jakarta.mail.Folder;
 import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
@@ -44,6 +45,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.polling.jdbc.inbox.InboxKeys;
+import dev.polling.sample.mail.ConfirmationSender;
+import dev.polling.sample.demo.DemoReport.FollowUp;
 import dev.polling.sample.demo.DemoReport.Order;
 import dev.polling.sample.demo.DemoReport.Takeover;
 
@@ -67,9 +70,25 @@ import dev.polling.sample.demo.DemoReport.Takeover;
  */
 public final class DemoDriver {
 
+	/** The mailbox clusters, which the instances spread among themselves. */
 	static final List<String> CLUSTERS = List.of("MAILBOX_1", "MAILBOX_2", "MAILBOX_3");
 
+	/** The cluster whose holder dispatches the follow-up jobs (coordinated through the database). */
+	static final String JOBS_CLUSTER = "FOLLOW_UPS";
+
+	/** Every cluster the demo shows. */
+	static final List<String> ALL_CLUSTERS = List.of("MAILBOX_1", "MAILBOX_2", "MAILBOX_3", JOBS_CLUSTER);
+
 	static final List<String> MAILBOX_USERS = List.of("mailbox-1", "mailbox-2", "mailbox-3");
+
+	/** How many customers send the orders; each gets the confirmations of its orders. */
+	static final int CUSTOMERS = 17;
+
+	/** The follow-up delay of the sample app (sample.follow-up-delay), which the demo waits for. */
+	static final Duration FOLLOW_UP_DELAY = Duration.ofSeconds(30);
+
+	/** How long after the last order the demo waits for its confirmation and follow-up check. */
+	private static final Duration FOLLOW_UP_TIMEOUT = FOLLOW_UP_DELAY.plusSeconds(60);
 
 	private static final String MAIL_PASSWORD = "secret";
 
@@ -107,6 +126,9 @@ public final class DemoDriver {
 	private final List<Takeover> takeovers = new ArrayList<>();
 
 	private int doubleHolderSamples;
+
+	/** What the demo did as an operator with in-doubt confirmations, one line each. */
+	private final List<String> inDoubtResolutions = new ArrayList<>();
 
 	int smtpPort;
 
@@ -213,7 +235,7 @@ public final class DemoDriver {
 			}
 			if (victim == null && sender.sent.get() >= this.mails / 3) {
 				victim = holderOf(holders, "MAILBOX_1");
-				for (String cluster : CLUSTERS) {
+				for (String cluster : ALL_CLUSTERS) {
 					if (holders.get(cluster).contains(victim.id)) {
 						awaitingTakeover.put(cluster, victim.id);
 					}
@@ -246,7 +268,8 @@ public final class DemoDriver {
 				}
 				if (restartedUp && awaitingTakeover.isEmpty() && processedCount() >= this.mails) {
 					printStatus(holders, sender.sent.get(), processedCount());
-					say("all mails processed");
+					say("all mails processed; waiting for their confirmations and for the follow-up checks (due %d s after each order)",
+							FOLLOW_UP_DELAY.toSeconds());
 					break;
 				}
 				if (now > drainDeadline) {
@@ -258,8 +281,80 @@ public final class DemoDriver {
 			}
 			Thread.sleep(awaitingTakeover.isEmpty() ? 250 : 50);
 		}
+		if (failure == null) {
+			failure = awaitConfirmationsAndFollowUps(sender);
+		}
 		awaitMailboxesEmpty();
 		return report(failure);
+	}
+
+	/**
+	 * Waits until every order has its confirmation at the mail server and its follow-up check in the
+	 * database. Acts as the operator on in-doubt confirmations (a send cut off by the SIGKILL): one
+	 * found at the mail server is resolved as delivered, one not found is sent again.
+	 * @return null, or why the demo gave up
+	 */
+	private @Nullable String awaitConfirmationsAndFollowUps(Sender sender) throws InterruptedException {
+		long deadline = System.nanoTime() + FOLLOW_UP_TIMEOUT.toNanos();
+		long lastPrint = 0;
+		while (true) {
+			resolveInDoubtConfirmations();
+			int processed = processedCount();
+			int confirmed = confirmationKeysAtServer().map((keys) -> (int) keys.stream().distinct().count()).orElse(-1);
+			int checked = followUpCount();
+			long now = System.nanoTime();
+			boolean done = confirmed >= processed && checked >= processed;
+			if (done || now - lastPrint >= 3_000_000_000L) {
+				lastPrint = now;
+				printStatus(holders(), sender.sent.get(), processed);
+			}
+			if (done) {
+				say("all %d orders confirmed at the mail server and followed up", processed);
+				return null;
+			}
+			if (now > deadline) {
+				String failure = String.format(Locale.ROOT,
+						"gave up waiting %d s for the confirmations (%d of %d) and follow-up checks (%d of %d)",
+						FOLLOW_UP_TIMEOUT.toSeconds(), confirmed, processed, checked, processed);
+				say(failure);
+				return failure;
+			}
+			Thread.sleep(1000);
+		}
+	}
+
+	/**
+	 * The operator's part: reads the in-doubt confirmations from a live instance's
+	 * {@code /actuator/pollingdelivery}, looks for each at the mail server, and resolves it with the
+	 * endpoint's write operation ({@code delivered} or {@code resend}).
+	 */
+	private void resolveInDoubtConfirmations() {
+		Instance instance = this.instances.stream().filter(this::healthy).findFirst().orElse(null);
+		if (instance == null) {
+			return;
+		}
+		JsonNode inDoubt = get(instance, "/actuator/pollingdelivery").map(this.json::readTree)
+			.map((node) -> node.path("inDoubt"))
+			.orElse(null);
+		if (inDoubt == null || inDoubt.isEmpty()) {
+			return;
+		}
+		Optional<List<String>> atServer = confirmationKeysAtServer();
+		if (atServer.isEmpty()) {
+			return;
+		}
+		for (JsonNode entry : inDoubt) {
+			long id = entry.path("id").asLong();
+			String key = entry.path("idempotencyKey").asString();
+			boolean found = atServer.get().contains(key.substring(key.indexOf(':') + 1));
+			String action = found ? "delivered" : "resend";
+			post(instance, "/actuator/pollingdelivery/" + id + "/" + action);
+			String line = String.format(Locale.ROOT,
+					"in doubt: confirmation %s (delivery %d) %s at the mail server: POST /actuator/pollingdelivery/%d/%s",
+					key, id, found ? "found" : "not found", id, action);
+			this.inDoubtResolutions.add(line);
+			say("operator: %s", line);
+		}
 	}
 
 	// ---- setup ----
@@ -291,6 +386,7 @@ public final class DemoDriver {
 				"-Dloader.main=" + DemoMailServer.class.getName(), "-cp", this.jar, LAUNCHER,
 				Integer.toString(this.smtpPort), Integer.toString(this.imapPort), MAIL_PASSWORD));
 		command.addAll(MAILBOX_USERS);
+		command.addAll(customers());
 		DemoProcess server = new DemoProcess("mail-server", command, this.work.resolve("logs/mail-server.log"));
 		this.mailServer = server;
 		server.start();
@@ -304,8 +400,16 @@ public final class DemoDriver {
 			}
 			Thread.sleep(200);
 		}
-		say("mail server up (GreenMail, pid %d): SMTP 127.0.0.1:%d, IMAP 127.0.0.1:%d, users %s", server.pid(),
-				this.smtpPort, this.imapPort, String.join(", ", MAILBOX_USERS));
+		say("mail server up (GreenMail, pid %d): SMTP 127.0.0.1:%d, IMAP 127.0.0.1:%d, users %s and customer-1..%d",
+				server.pid(), this.smtpPort, this.imapPort, String.join(", ", MAILBOX_USERS), CUSTOMERS);
+	}
+
+	static List<String> customers() {
+		List<String> customers = new ArrayList<>();
+		for (int i = 1; i <= CUSTOMERS; i++) {
+			customers.add("customer-" + i);
+		}
+		return customers;
 	}
 
 	private String databaseUrl() {
@@ -367,9 +471,12 @@ public final class DemoDriver {
 			.append("spring:\n  datasource:\n    url: \"").append(databaseUrl().replace("\\", "\\\\").replace("\"", "\\\""))
 			.append("\"\n")
 			.append("sample:\n  exit-with-parent: true   # an instance ends when the demo driver ends\n")
+			.append("  follow-up-delay: ").append(FOLLOW_UP_DELAY.toSeconds()).append("s   # the demo waits for them\n")
 			.append("  mail:\n    imap-port: ").append(this.imapPort).append('\n')
+			.append("    smtp-port: ").append(this.smtpPort).append("   # the confirmations\n")
 			.append("    processing-time: 20ms   # simulated business work per mail\n")
 			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (pause/resume)\n")
+			.append("    pollingdelivery:\n      access: unrestricted   # the demo resolves in-doubt confirmations\n")
 			.append("polling:\n  peers:   # all instances share one list; each recognises itself in it\n");
 		for (int i = 1; i <= ports.size(); i++) {
 			yaml.append("    instance-").append(i).append(":\n      host: 127.0.0.1\n      port: ")
@@ -383,7 +490,7 @@ public final class DemoDriver {
 	void awaitAllClustersHeld() throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		Map<String, List<String>> holders = holders();
-		while (holders.values().stream().anyMatch(List::isEmpty) && System.nanoTime() < deadline) {
+		while (!allMailboxesHeld(holders) && System.nanoTime() < deadline) {
 			Thread.sleep(200);
 			holders = holders();
 		}
@@ -410,8 +517,13 @@ public final class DemoDriver {
 		handOverByHand();
 	}
 
+	private static boolean allMailboxesHeld(Map<String, List<String>> holders) {
+		return CLUSTERS.stream().noneMatch((cluster) -> holders.get(cluster).isEmpty());
+	}
+
+	/** Each mailbox cluster has one holder, and no instance holds two of them (FOLLOW_UPS does not count). */
 	private boolean balanced(Map<String, List<String>> holders) {
-		return holders.values().stream().allMatch((ids) -> ids.size() == 1)
+		return CLUSTERS.stream().allMatch((cluster) -> holders.get(cluster).size() == 1)
 				&& this.instances.stream().allMatch((i) -> clustersHeldBy(holders, i.id) <= 1);
 	}
 
@@ -447,8 +559,9 @@ public final class DemoDriver {
 		printStatus(holders, 0, processedCount());
 	}
 
+	/** How many mailbox clusters the instance holds. */
 	private static int clustersHeldBy(Map<String, List<String>> holders, String instanceId) {
-		return (int) holders.values().stream().filter((ids) -> ids.contains(instanceId)).count();
+		return (int) CLUSTERS.stream().filter((cluster) -> holders.get(cluster).contains(instanceId)).count();
 	}
 
 	private void post(Instance instance, String path) {
@@ -475,7 +588,7 @@ public final class DemoDriver {
 	/** Per cluster, the live instances whose {@code /actuator/polling} says they hold it. */
 	Map<String, List<String>> holders() {
 		Map<String, List<String>> holders = new LinkedHashMap<>();
-		CLUSTERS.forEach((cluster) -> holders.put(cluster, new ArrayList<>()));
+		ALL_CLUSTERS.forEach((cluster) -> holders.put(cluster, new ArrayList<>()));
 		for (Instance instance : this.instances) {
 			if (!instance.process.isAlive()) {
 				continue;
@@ -484,7 +597,7 @@ public final class DemoDriver {
 			if (status == null) {
 				continue;
 			}
-			for (String cluster : CLUSTERS) {
+			for (String cluster : ALL_CLUSTERS) {
 				if (status.path("clusters").path(cluster).path("holding").asBoolean(false)) {
 					holders.get(cluster).add(instance.id);
 				}
@@ -541,8 +654,9 @@ public final class DemoDriver {
 	}
 
 	private void printStatus(Map<String, List<String>> holders, int sent, int processed) {
-		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "sent %4d/%d  processed %4d  |", sent,
-				this.mails, Math.max(processed, 0)));
+		StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+				"sent %4d/%d  processed %4d  confirmed %4d  followed up %4d  |", sent, this.mails, Math.max(processed, 0),
+				Math.max(confirmedCount(), 0), Math.max(followUpCount(), 0)));
 		holders.forEach((cluster, ids) -> line.append(' ').append(cluster).append(": ")
 			.append(ids.isEmpty() ? "-" : String.join("+", ids)).append(ids.size() > 1 ? " (TWO HOLDERS!)" : "")
 			.append("  |"));
@@ -555,6 +669,15 @@ public final class DemoDriver {
 
 	int processedCount() {
 		return queryInt("SELECT COUNT(DISTINCT message_id) FROM orders");
+	}
+
+	/** Confirmations the delivery guard recorded as delivered (the report counts them at the mail server). */
+	private int confirmedCount() {
+		return queryInt("SELECT COUNT(*) FROM polling_delivery WHERE destination = 'confirmations' AND state = 'DELIVERED'");
+	}
+
+	private int followUpCount() {
+		return queryInt("SELECT COUNT(DISTINCT message_id) FROM follow_up_checks");
 	}
 
 	private int queryInt(String sql) {
@@ -605,8 +728,49 @@ public final class DemoDriver {
 		return total;
 	}
 
+	/**
+	 * The order keys the confirmation mails in the customers' mailboxes confirm (header
+	 * {@code X-Confirms}), one entry per mail; empty if the server cannot be asked.
+	 */
+	Optional<List<String>> confirmationKeysAtServer() {
+		Properties properties = new Properties();
+		properties.put("mail.imap.connectiontimeout", "3000");
+		properties.put("mail.imap.timeout", "5000");
+		Session session = Session.getInstance(properties);
+		List<String> keys = new ArrayList<>();
+		for (String user : customers()) {
+			try {
+				Store store = session.getStore("imap");
+				store.connect("127.0.0.1", this.imapPort, user, MAIL_PASSWORD);
+				try {
+					Folder folder = store.getFolder("INBOX");
+					folder.open(Folder.READ_ONLY);
+					Message[] all = folder.getMessages();
+					FetchProfile profile = new FetchProfile();
+					profile.add(ConfirmationSender.CONFIRMS_HEADER);
+					folder.fetch(all, profile);
+					for (Message message : all) {
+						String[] confirms = message.getHeader(ConfirmationSender.CONFIRMS_HEADER);
+						if (confirms != null && confirms.length > 0) {
+							keys.add(confirms[0]);
+						}
+					}
+					folder.close(false);
+				}
+				finally {
+					store.close();
+				}
+			}
+			catch (MessagingException ex) {
+				return Optional.empty();
+			}
+		}
+		return Optional.of(keys);
+	}
+
 	DemoReport report(@Nullable String failure) {
 		List<Order> orders = new ArrayList<>();
+		List<FollowUp> followUps = new ArrayList<>();
 		int duplicateFetches = 0;
 		String problem = failure;
 		Connection connection = this.database;
@@ -620,14 +784,25 @@ public final class DemoDriver {
 				try (ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM duplicate_fetches")) {
 					duplicateFetches = result.next() ? result.getInt(1) : 0;
 				}
+				// from the order (processed_at) to its check: the follow-up delay plus the start delay
+				try (ResultSet result = statement.executeQuery("SELECT f.message_id, "
+						+ "(SELECT DATEDIFF('MILLISECOND', MIN(o.processed_at), f.checked_at) FROM orders o "
+						+ "WHERE o.message_id = f.message_id) FROM follow_up_checks f")) {
+					while (result.next()) {
+						long millis = result.getLong(2);
+						followUps.add(new FollowUp(result.getString(1), result.wasNull() ? null : Duration.ofMillis(millis)));
+					}
+				}
 			}
 			catch (SQLException ex) {
 				problem = (problem != null) ? problem : "could not read the database: " + ex.getMessage();
 			}
 		}
-		int left = (this.mailServer != null && this.mailServer.isAlive()) ? mailsOnServer() : -1;
-		return DemoReport.of(List.copyOf(this.sentKeys), orders, duplicateFetches, left, this.takeovers,
-				this.doubleHolderSamples, problem);
+		boolean serverUp = this.mailServer != null && this.mailServer.isAlive();
+		int left = serverUp ? mailsOnServer() : -1;
+		List<String> confirmations = serverUp ? confirmationKeysAtServer().orElse(null) : null;
+		return DemoReport.of(List.copyOf(this.sentKeys), orders, duplicateFetches, left, confirmations,
+				List.copyOf(this.inDoubtResolutions), followUps, this.takeovers, this.doubleHolderSamples, problem);
 	}
 
 	// ---- shutdown ----
@@ -755,7 +930,7 @@ public final class DemoDriver {
 							setHeader("Message-ID", messageId);
 						}
 					};
-					mail.setFrom(new InternetAddress("customer-" + (i % 17 + 1) + "@" + DemoMailServer.DOMAIN));
+					mail.setFrom(new InternetAddress("customer-" + (i % CUSTOMERS + 1) + "@" + DemoMailServer.DOMAIN));
 					mail.setRecipient(Message.RecipientType.TO, new InternetAddress(user + "@" + DemoMailServer.DOMAIN));
 					mail.setSubject("Order " + i + ": " + (i % 5 + 1) + " x widget");
 					mail.setText("Please send " + (i % 5 + 1) + " widgets.\n");

@@ -8,7 +8,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Where the mailboxes are ({@code sample.mail.*}): the IMAP server and, per polling cluster, the
- * account of the mailbox that cluster polls.
+ * account of the mailbox that cluster polls; the SMTP server for the confirmations.
  */
 @ConfigurationProperties("sample.mail")
 public class MailProperties {
@@ -19,13 +19,19 @@ public class MailProperties {
 	/** Port of the IMAP server. */
 	private int imapPort = 3143;
 
+	/** Port of the SMTP server the confirmation mails go to (on the same host). */
+	private int smtpPort = 3025;
+
+	/** Sender address of the confirmation mails. */
+	private String confirmationsFrom = "orders@demo.local";
+
 	/** Connect and read timeout of the IMAP connection. */
 	private Duration timeout = Duration.ofSeconds(5);
 
 	/** Most mails processed in one cycle; the rest wait for the next tick. */
 	private int batchSize = 50;
 
-	/** Simulated business work per mail (default none); the demo uses it to have a cycle to kill. */
+	/** Simulated business work per mail in the worker (default none); the demo uses it to have work to kill. */
 	private Duration processingTime = Duration.ZERO;
 
 	/** The mailbox accounts, by the id of the polling cluster that polls them. */
@@ -45,6 +51,22 @@ public class MailProperties {
 
 	public void setImapPort(int imapPort) {
 		this.imapPort = imapPort;
+	}
+
+	public int getSmtpPort() {
+		return this.smtpPort;
+	}
+
+	public void setSmtpPort(int smtpPort) {
+		this.smtpPort = smtpPort;
+	}
+
+	public String getConfirmationsFrom() {
+		return this.confirmationsFrom;
+	}
+
+	public void setConfirmationsFrom(String confirmationsFrom) {
+		this.confirmationsFrom = confirmationsFrom;
 	}
 
 	public Duration getTimeout() {

@@ -17,6 +17,7 @@ import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Session;
 import jakarta.mail.Store;
+import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,10 +29,11 @@ import dev.polling.jdbc.inbox.Receipt;
 import dev.polling.sample.order.OrderService;
 
 /**
- * Fetches the mails of one mailbox over IMAP and hands each to {@link OrderService}.
+ * Fetches the mails of one mailbox over IMAP and hands each to {@link OrderService#receive}.
  * <p>
- * What happens to a mail: it is turned into an order in one database transaction together with
- * its inbox receipt (key: the Message-ID); only after that transaction committed is the mail
+ * What happens to a mail: its inbox receipt (key: the Message-ID) and a message in the work queue
+ * are written in one database transaction (workers on every instance then create the order, see
+ * {@link OrderService#process}); only after that transaction committed is the mail
  * flagged {@code \Deleted}, and the flagged mails are expunged when the cycle closes the folder.
  * So a mail leaves the server only once its order is safe in the database. If the instance dies
  * between the commit and the flag, the mail is still on the server and the next holder of the
@@ -70,7 +72,7 @@ public class MailboxReader {
 	 * Processes up to the batch size of mails waiting in the mailbox that the cluster polls. Call it
 	 * only while holding the cluster (in the sample: from a {@code @PollingCycle} method).
 	 * @param clusterId the polling cluster, whose mailbox is {@code sample.mail.mailboxes.<clusterId>}
-	 * @return how many mails were processed (new or duplicate)
+	 * @return how many mails were received (new or duplicate)
 	 */
 	public int poll(String clusterId) {
 		MailProperties.Mailbox mailbox = this.properties.getMailboxes().get(clusterId);
@@ -78,7 +80,7 @@ public class MailboxReader {
 			throw new IllegalStateException("No mailbox for polling cluster '" + clusterId
 					+ "': set sample.mail.mailboxes." + clusterId + ".username and .password");
 		}
-		int processed = 0;
+		int received = 0;
 		try {
 			Store store = this.session.getStore("imap");
 			store.connect(this.properties.getHost(), this.properties.getImapPort(), mailbox.getUsername(),
@@ -97,7 +99,7 @@ public class MailboxReader {
 					profile.add(FetchProfile.Item.FLAGS);
 					folder.fetch(all, profile);
 					for (Message message : all) {
-						if (processed >= this.properties.getBatchSize() || Thread.currentThread().isInterrupted()) {
+						if (received >= this.properties.getBatchSize() || Thread.currentThread().isInterrupted()) {
 							break;
 						}
 						if (message.isExpunged() || message.isSet(Flags.Flag.DELETED)) {
@@ -108,7 +110,7 @@ public class MailboxReader {
 									mailbox.getUsername(), clusterId);
 							break;
 						}
-						processed++;
+						received++;
 					}
 				}
 				finally {
@@ -123,14 +125,14 @@ public class MailboxReader {
 		catch (MessagingException | IOException ex) {
 			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 			if (!failure.equals(this.lastFailures.put(clusterId, failure))) {
-				logger.warn("Mailbox {} ({}): {}; trying again at the next tick ({} mails processed in this cycle)",
-						mailbox.getUsername(), clusterId, failure, processed);
+				logger.warn("Mailbox {} ({}): {}; trying again at the next tick ({} mails received in this cycle)",
+						mailbox.getUsername(), clusterId, failure, received);
 			}
 		}
-		if (processed > 0) {
-			logger.info("Mailbox {} ({}): {} mails processed", mailbox.getUsername(), clusterId, processed);
+		if (received > 0) {
+			logger.info("Mailbox {} ({}): {} mails received and queued", mailbox.getUsername(), clusterId, received);
 		}
-		return processed;
+		return received;
 	}
 
 	/** Processes one mail; returns whether this instance still holds the cluster afterwards. */
@@ -139,14 +141,14 @@ public class MailboxReader {
 		String key = key(mail);
 		String subject = (mail.getSubject() != null) ? mail.getSubject() : "";
 		Address[] from = mail.getFrom();
-		String customer = (from != null && from.length > 0) ? from[0].toString() : "";
-		simulateWork();
+		String customer = (from != null && from.length > 0)
+				? ((from[0] instanceof InternetAddress address) ? address.getAddress() : from[0].toString()) : "";
 		Receipt receipt = this.orders.receive(source, key, subject, customer);
 		// only after the commit: a crash before this line leaves the mail for the next holder,
 		// whose receipt is then a DUPLICATE
 		deleteByUid(folder, uid);
 		if (receipt == Receipt.DUPLICATE) {
-			logger.info("Mailbox {}: mail {} was processed before (inbox DUPLICATE), deleting it", source, key);
+			logger.info("Mailbox {}: mail {} was received before (inbox DUPLICATE), deleting it", source, key);
 		}
 		// false when the hold was lost (e.g. this JVM was frozen and a peer may have taken over)
 		return this.polling.recordActivity(clusterId);
@@ -169,18 +171,6 @@ public class MailboxReader {
 		ByteArrayOutputStream raw = new ByteArrayOutputStream();
 		mail.writeTo(raw);
 		return InboxKeys.sha256(raw.toByteArray());
-	}
-
-	private void simulateWork() {
-		long millis = this.properties.getProcessingTime().toMillis();
-		if (millis > 0) {
-			try {
-				Thread.sleep(millis);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
 	}
 
 }
