@@ -328,30 +328,17 @@ public final class DemoDriver {
 	 * {@code /actuator/pollingdelivery}, looks for each at the mail server, and resolves it with the
 	 * endpoint's write operation ({@code delivered} or {@code resend}).
 	 */
-	private void resolveInDoubtConfirmations() {
+	private void resolveInDoubtConfirmations() throws InterruptedException {
 		Instance instance = this.instances.stream().filter(this::healthy).findFirst().orElse(null);
 		if (instance == null) {
 			return;
 		}
-		JsonNode inDoubt = get(instance, "/actuator/pollingdelivery").map(this.json::readTree)
-			.map((node) -> node.path("inDoubt"))
-			.orElse(null);
-		if (inDoubt == null || inDoubt.isEmpty()) {
-			return;
-		}
-		Optional<List<String>> atServer = confirmationKeysAtServer();
-		if (atServer.isEmpty()) {
-			return;
-		}
-		for (JsonNode entry : inDoubt) {
-			long id = entry.path("id").asLong();
-			String key = entry.path("idempotencyKey").asString();
-			boolean found = atServer.get().contains(key.substring(key.indexOf(':') + 1));
-			String action = found ? "delivered" : "resend";
-			post(instance, "/actuator/pollingdelivery/" + id + "/" + action);
-			String line = String.format(Locale.ROOT,
-					"in doubt: confirmation %s (delivery %d) %s at the mail server: POST /actuator/pollingdelivery/%d/%s",
-					key, id, found ? "found" : "not found", id, action);
+		InDoubtOperator operator = new InDoubtOperator(this.http, "http://127.0.0.1:" + instance.httpPort);
+		// idempotency key "confirmation:<order key>"; the mail at the server names the order key
+		List<String> done = operator.resolveAll((key) -> confirmationKeysAtServer()
+			.orElseThrow(() -> new IllegalStateException("the mail server cannot be asked about " + key))
+			.contains(key.substring(key.indexOf(':') + 1)));
+		for (String line : done) {
 			this.inDoubtResolutions.add(line);
 			say("operator: %s", line);
 		}
