@@ -282,7 +282,7 @@ public final class DemoDriver {
 			Thread.sleep(awaitingTakeover.isEmpty() ? 250 : 50);
 		}
 		if (failure == null) {
-			failure = awaitConfirmationsAndFollowUps(sender);
+			failure = awaitConfirmationsAndFollowUps(() -> printStatus(holders(), sender.sent.get(), processedCount()));
 		}
 		awaitMailboxesEmpty();
 		return report(failure);
@@ -294,7 +294,7 @@ public final class DemoDriver {
 	 * found at the mail server is resolved as delivered, one not found is sent again.
 	 * @return null, or why the demo gave up
 	 */
-	private @Nullable String awaitConfirmationsAndFollowUps(Sender sender) throws InterruptedException {
+	@Nullable String awaitConfirmationsAndFollowUps(Runnable status) throws InterruptedException {
 		long deadline = System.nanoTime() + FOLLOW_UP_TIMEOUT.toNanos();
 		long lastPrint = 0;
 		while (true) {
@@ -306,7 +306,7 @@ public final class DemoDriver {
 			boolean done = confirmed >= processed && checked >= processed;
 			if (done || now - lastPrint >= 3_000_000_000L) {
 				lastPrint = now;
-				printStatus(holders(), sender.sent.get(), processed);
+				status.run();
 			}
 			if (done) {
 				say("all %d orders confirmed at the mail server and followed up", processed);
