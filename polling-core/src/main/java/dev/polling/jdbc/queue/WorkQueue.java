@@ -447,6 +447,7 @@ public final class WorkQueue {
 
 	private FencedWrite fenced(Connection connection, QueueMessage message, String what, String sql, Binder binder) {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			Sql.planForActualParameters(connection); // e.g. the handler's transaction
 			binder.bind(statement);
 			int count = (int) sql.chars().filter((c) -> c == '?').count();
 			statement.setLong(count - 1, message.id());

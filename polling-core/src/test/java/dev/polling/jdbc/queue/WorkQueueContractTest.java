@@ -7,6 +7,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.test.DatabaseTest;
 import dev.polling.jdbc.test.TestDatabase;
 import java.time.Duration;
@@ -78,6 +79,53 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 
 	private WorkQueue.Builder queue(String instance) {
 		return WorkQueue.builder(pool()).instanceId(instance).backoff(FAST);
+	}
+
+	/**
+	 * PostgreSQL may otherwise reuse a generic plan made while the table was nearly empty; the
+	 * queue's own transactions and its fenced writes in a caller's transaction plan per execution
+	 * instead, for that transaction only. Elsewhere the same calls work and change nothing.
+	 */
+	@Test
+	void ownTransactionsAndFencedWritesArePlannedForTheirParametersOnPostgres() throws Exception {
+		boolean postgres = database().dialect() == Dialect.POSTGRESQL;
+		DataSource pool = pool();
+		String inOwnTransaction = Sql.inTransaction(pool, "probe", (connection) -> planCacheMode(connection, postgres));
+		WorkQueue queue = WorkQueue.builder(pool).instanceId("plans").build();
+		queue.enqueue(this.queueName, null, "one");
+		QueueMessage claimed = queue.claim(this.queueName, 1).get(0);
+		String inCallersTransaction;
+		String afterCommit;
+		try (java.sql.Connection connection = pool.getConnection()) {
+			connection.setAutoCommit(false);
+			assertThat(queue.complete(connection, claimed)).isEqualTo(FencedWrite.APPLIED);
+			inCallersTransaction = planCacheMode(connection, postgres);
+			connection.commit();
+			afterCommit = planCacheMode(connection, postgres);
+			connection.setAutoCommit(true);
+		}
+
+		if (postgres) {
+			assertThat(inOwnTransaction).isEqualTo("force_custom_plan");
+			assertThat(inCallersTransaction).isEqualTo("force_custom_plan");
+			assertThat(afterCommit).as("SET LOCAL: the session's setting again after the commit").isEqualTo("auto");
+		}
+		else {
+			assertThat(List.of(inOwnTransaction, inCallersTransaction, afterCommit)).containsOnly("n/a");
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = '" + this.queueName
+				+ "' AND state = 'DONE'")).isEqualTo(1);
+	}
+
+	private static String planCacheMode(java.sql.Connection connection, boolean postgres) throws java.sql.SQLException {
+		if (!postgres) {
+			return "n/a";
+		}
+		try (java.sql.Statement statement = connection.createStatement();
+				java.sql.ResultSet result = statement.executeQuery("SHOW plan_cache_mode")) {
+			result.next();
+			return result.getString(1);
+		}
 	}
 
 	@Test
