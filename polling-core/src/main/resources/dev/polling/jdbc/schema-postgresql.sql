@@ -39,10 +39,21 @@ CREATE TABLE IF NOT EXISTS ${prefix}queue (
     last_error   VARCHAR(1000),
     CONSTRAINT ${prefix}queue_pk PRIMARY KEY (id)
 );
+-- Partial indexes, so that each claim and completion touches few of them (an update that changes
+-- state writes a new entry into every index the new row version belongs to) and DONE rows, the bulk
+-- of the table until the retention purge, stay out of all but one.
+-- claims: ready messages in due order
 CREATE INDEX IF NOT EXISTS ${prefix}queue_ready_idx ON ${prefix}queue (queue, available_at, id) WHERE state IN ('NEW', 'FAILED');
-CREATE INDEX IF NOT EXISTS ${prefix}queue_key_idx ON ${prefix}queue (queue, business_key, state, id);
-CREATE INDEX IF NOT EXISTS ${prefix}queue_state_idx ON ${prefix}queue (state, lease_until);
-CREATE INDEX IF NOT EXISTS ${prefix}queue_finished_idx ON ${prefix}queue (state, finished_at);
+-- open messages: per-key ordering, statistics, blocked keys, listings of failed and dead messages
+CREATE INDEX IF NOT EXISTS ${prefix}queue_open_idx ON ${prefix}queue (queue, business_key, state, id) WHERE state IN ('NEW', 'IN_PROGRESS', 'FAILED', 'DEAD');
+-- lease renewal and recovery
+CREATE INDEX IF NOT EXISTS ${prefix}queue_lease_idx ON ${prefix}queue (lease_until) WHERE state = 'IN_PROGRESS';
+-- retention purge
+CREATE INDEX IF NOT EXISTS ${prefix}queue_done_idx ON ${prefix}queue (finished_at) WHERE state = 'DONE';
+-- the full indexes of 0.1.0 development snapshots, which the partial ones replace
+DROP INDEX IF EXISTS ${prefix}queue_key_idx;
+DROP INDEX IF EXISTS ${prefix}queue_state_idx;
+DROP INDEX IF EXISTS ${prefix}queue_finished_idx;
 
 -- Delivery guard: outgoing messages, stored in the business transaction, sent at most once unless
 -- the destination is idempotent (see dev.polling.jdbc.delivery.DeliveryGuard).

@@ -53,8 +53,7 @@ class InDoubtConfirmationTests {
 
 	@DynamicPropertySource
 	static void mailServer(DynamicPropertyRegistry registry) {
-		registry.add("sample.mail.imap-port", () -> mailServer.getImap().getPort());
-		registry.add("sample.mail.smtp-port", () -> mailServer.getSmtp().getPort());
+		TestMails.registerPorts(registry, mailServer);
 	}
 
 	@Test

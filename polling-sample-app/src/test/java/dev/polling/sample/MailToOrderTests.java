@@ -63,8 +63,7 @@ class MailToOrderTests {
 
 	@DynamicPropertySource
 	static void mailServer(DynamicPropertyRegistry registry) {
-		registry.add("sample.mail.imap-port", () -> mailServer.getImap().getPort());
-		registry.add("sample.mail.smtp-port", () -> mailServer.getSmtp().getPort());
+		TestMails.registerPorts(registry, mailServer);
 	}
 
 	@Test

@@ -45,8 +45,7 @@ class PostgresProfileTests {
 
 	@DynamicPropertySource
 	static void servers(DynamicPropertyRegistry registry) {
-		registry.add("sample.mail.imap-port", () -> mailServer.getImap().getPort());
-		registry.add("sample.mail.smtp-port", () -> mailServer.getSmtp().getPort());
+		TestMails.registerPorts(registry, mailServer);
 		// the variables application-postgres.yml reads
 		registry.add("POSTGRES_URL", () -> "jdbc:postgresql://localhost:" + postgres().getPort() + "/postgres");
 		registry.add("POSTGRES_USER", () -> "postgres");

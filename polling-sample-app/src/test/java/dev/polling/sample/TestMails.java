@@ -4,6 +4,7 @@ import java.util.Properties;
 
 import com.icegreen.greenmail.configuration.GreenMailConfiguration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
+import org.springframework.test.context.DynamicPropertyRegistry;
 import com.icegreen.greenmail.util.ServerSetup;
 import com.icegreen.greenmail.util.ServerSetupTest;
 import jakarta.mail.Message;
@@ -29,6 +30,12 @@ final class TestMails {
 				.withUser("mailbox-2@demo.local", "mailbox-2", "secret")
 				.withUser("mailbox-3@demo.local", "mailbox-3", "secret"))
 			.withPerMethodLifecycle(false);
+	}
+
+	/** The sample's mail server ports pointing at the test's GreenMail. */
+	static void registerPorts(DynamicPropertyRegistry registry, GreenMailExtension server) {
+		registry.add("sample.mail.imap-port", () -> server.getImap().getPort());
+		registry.add("sample.mail.smtp-port", () -> server.getSmtp().getPort());
 	}
 
 	static void send(GreenMailExtension server, String mailbox, String messageId, String subject)

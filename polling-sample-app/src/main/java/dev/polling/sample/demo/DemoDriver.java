@@ -689,30 +689,8 @@ public final class DemoDriver {
 
 	/** Mails still in the three mailboxes, or -1 if the server cannot be asked. */
 	private int mailsOnServer() {
-		Properties properties = new Properties();
-		properties.put("mail.imap.connectiontimeout", "3000");
-		properties.put("mail.imap.timeout", "3000");
-		Session session = Session.getInstance(properties);
-		int total = 0;
-		for (String user : MAILBOX_USERS) {
-			try {
-				Store store = session.getStore("imap");
-				store.connect("127.0.0.1", this.imapPort, user, MAIL_PASSWORD);
-				try {
-					Folder folder = store.getFolder("INBOX");
-					folder.open(Folder.READ_ONLY);
-					total += folder.getMessageCount();
-					folder.close(false);
-				}
-				finally {
-					store.close();
-				}
-			}
-			catch (MessagingException ex) {
-				return -1;
-			}
-		}
-		return total;
+		int[] total = { 0 };
+		return readMailboxes(MAILBOX_USERS, (folder) -> total[0] += folder.getMessageCount()) ? total[0] : -1;
 	}
 
 	/**
@@ -720,28 +698,36 @@ public final class DemoDriver {
 	 * {@code X-Confirms}), one entry per mail; empty if the server cannot be asked.
 	 */
 	Optional<List<String>> confirmationKeysAtServer() {
+		List<String> keys = new ArrayList<>();
+		boolean read = readMailboxes(customers(), (folder) -> {
+			Message[] all = folder.getMessages();
+			FetchProfile profile = new FetchProfile();
+			profile.add(ConfirmationSender.CONFIRMS_HEADER);
+			folder.fetch(all, profile);
+			for (Message message : all) {
+				String[] confirms = message.getHeader(ConfirmationSender.CONFIRMS_HEADER);
+				if (confirms != null && confirms.length > 0) {
+					keys.add(confirms[0]);
+				}
+			}
+		});
+		return read ? Optional.of(keys) : Optional.empty();
+	}
+
+	/** Opens each user's INBOX read-only over IMAP and hands it to the reader; false if the server cannot be asked. */
+	private boolean readMailboxes(List<String> users, FolderReader reader) {
 		Properties properties = new Properties();
 		properties.put("mail.imap.connectiontimeout", "3000");
 		properties.put("mail.imap.timeout", "5000");
 		Session session = Session.getInstance(properties);
-		List<String> keys = new ArrayList<>();
-		for (String user : customers()) {
+		for (String user : users) {
 			try {
 				Store store = session.getStore("imap");
 				store.connect("127.0.0.1", this.imapPort, user, MAIL_PASSWORD);
 				try {
 					Folder folder = store.getFolder("INBOX");
 					folder.open(Folder.READ_ONLY);
-					Message[] all = folder.getMessages();
-					FetchProfile profile = new FetchProfile();
-					profile.add(ConfirmationSender.CONFIRMS_HEADER);
-					folder.fetch(all, profile);
-					for (Message message : all) {
-						String[] confirms = message.getHeader(ConfirmationSender.CONFIRMS_HEADER);
-						if (confirms != null && confirms.length > 0) {
-							keys.add(confirms[0]);
-						}
-					}
+					reader.read(folder);
 					folder.close(false);
 				}
 				finally {
@@ -749,10 +735,17 @@ public final class DemoDriver {
 				}
 			}
 			catch (MessagingException ex) {
-				return Optional.empty();
+				return false;
 			}
 		}
-		return Optional.of(keys);
+		return true;
+	}
+
+	@FunctionalInterface
+	private interface FolderReader {
+
+		void read(Folder folder) throws MessagingException;
+
 	}
 
 	DemoReport report(@Nullable String failure) {
