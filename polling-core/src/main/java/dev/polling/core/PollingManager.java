@@ -623,6 +623,30 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	/**
+	 * Releases a coordinated cluster, waiting at most the bound (on shutdown: the database may be
+	 * unreachable, and a connection pool waits its whole connection timeout, 30 s by default). A
+	 * release not confirmed in time only means that a peer takes over after the failover period.
+	 */
+	private void releaseCoordinatedWithin(ClusterRuntime c, Duration bound) {
+		if (c.coordinator == null) {
+			return;
+		}
+		Thread releasing = new Thread(() -> releaseCoordinated(c), "polling-release-" + c.definition.id());
+		releasing.setDaemon(true);
+		releasing.start();
+		try {
+			releasing.join(Math.max(1, bound.toMillis()));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		if (releasing.isAlive()) {
+			logger.warn("Cluster '{}': {} did not confirm the release within {} ms; closing anyway (a peer takes over "
+					+ "after the failover period)", c.definition.id(), c.coordinator.describe(), bound.toMillis());
+		}
+	}
+
+	/**
 	 * The fencing token of a cluster decided by a {@link ClusterCoordinator}: the epoch of this
 	 * instance's latest grant, which grows whenever the holder changes. Pass it to writes that must
 	 * be rejected once another instance has taken over. Empty for JMX-coordinated clusters and before
@@ -640,15 +664,25 @@ public final class PollingManager implements AutoCloseable {
 			return;
 		}
 		this.closed = true;
+		Duration bound = this.settings.peerTimeout();
 		for (ClusterRuntime c : this.clusters.values()) {
-			c.decisionLock.lock();
+			boolean locked = false;
+			try {
+				// a decision stuck on an unreachable coordinator must not hold up the shutdown
+				locked = c.decisionLock.tryLock(bound.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 			try {
 				c.state.release();
-				releaseCoordinated(c);
+				releaseCoordinatedWithin(c, bound);
 				updateHeld(c, false);
 			}
 			finally {
-				c.decisionLock.unlock();
+				if (locked) {
+					c.decisionLock.unlock();
+				}
 			}
 		}
 		unregisterMBeans();

@@ -6,11 +6,14 @@ import java.time.Duration;
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -27,9 +30,11 @@ import static org.awaitility.Awaitility.await;
  * polling's are created, a mail becomes one order, and the same mail fetched again stays one order
  * (the inbox's {@code ON CONFLICT DO NOTHING} keeps the transaction alive).
  */
+@ExtendWith(PostgresProfileTests.StopPostgresAfterTheApplication.class)
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
 		properties = { "sample.poll-delay-millis=200", "polling.instance-id=postgres-instance" })
 @ActiveProfiles("postgres")
+@DirtiesContext
 class PostgresProfileTests {
 
 	@RegisterExtension
@@ -64,11 +69,21 @@ class PostgresProfileTests {
 		return postgres;
 	}
 
-	@AfterAll
-	static void stopPostgres() throws IOException {
-		if (postgres != null) {
-			postgres.close();
+	/**
+	 * Stops the database after the application: registered before the SpringExtension (it comes
+	 * first on the class), so its after-all callback runs after Spring has closed the context
+	 * ({@code @DirtiesContext}); the queue workers and dispatchers stop while the database answers.
+	 */
+	static final class StopPostgresAfterTheApplication implements AfterAllCallback {
+
+		@Override
+		public void afterAll(ExtensionContext extension) throws IOException {
+			if (postgres != null) {
+				postgres.close();
+				postgres = null;
+			}
 		}
+
 	}
 
 	@Test
