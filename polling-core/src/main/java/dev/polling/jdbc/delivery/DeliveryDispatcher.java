@@ -35,7 +35,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	/**
 	 * Creates the dispatcher (not started).
 	 * @param guard the guard
-	 * @param batchSize messages claimed per destination and round, 1 to 1000
+	 * @param batchSize messages sent per destination and round (each claimed right before its send), 1 to 1000
 	 * @param pollInterval wait when nothing was due, positive
 	 * @param recoverInterval how often expired leases are recovered, positive
 	 */

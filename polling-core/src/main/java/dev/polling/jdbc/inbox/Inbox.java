@@ -1,5 +1,6 @@
 package dev.polling.jdbc.inbox;
 
+import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
@@ -282,21 +283,11 @@ public final class Inbox {
 	}
 
 	private Connection obtain() {
-		try {
-			return this.connections.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not obtain a connection for " + this.tables.inbox(), ex);
-		}
+		return Sql.obtain(this.connections, this.tables.inbox());
 	}
 
 	private void release(Connection connection) {
-		try {
-			this.connections.releaseConnection(connection);
-		}
-		catch (SQLException ex) {
-			logger.warn("Could not release the connection used for {}", this.tables.inbox(), ex);
-		}
+		Sql.release(this.connections, connection, this.tables.inbox());
 	}
 
 	private void notifyReceipt(String source, Receipt receipt) {

@@ -1,5 +1,6 @@
 package dev.polling.jdbc.internal;
 
+import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -125,6 +126,37 @@ public final class Sql {
 			try (Statement statement = connection.createStatement()) {
 				statement.execute("SET LOCAL plan_cache_mode = force_custom_plan");
 			}
+		}
+	}
+
+	/**
+	 * Borrows a connection from the provider (joining the caller's transaction where it has one).
+	 * @param connections the provider
+	 * @param table the table it is for, for the failure message
+	 * @return the connection
+	 * @throws DataAccessFailure if none can be had
+	 */
+	public static Connection obtain(ConnectionProvider connections, String table) {
+		try {
+			return connections.getConnection();
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not obtain a connection for " + table, ex);
+		}
+	}
+
+	/**
+	 * Gives a connection from {@link #obtain} back; a failure is logged, not thrown (the work is done).
+	 * @param connections the provider
+	 * @param connection the connection
+	 * @param table the table it was for, for the log
+	 */
+	public static void release(ConnectionProvider connections, Connection connection, String table) {
+		try {
+			connections.releaseConnection(connection);
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not release the connection used for {}", table, ex);
 		}
 	}
 

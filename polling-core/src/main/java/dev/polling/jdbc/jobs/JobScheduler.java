@@ -380,21 +380,11 @@ public final class JobScheduler {
 	}
 
 	private Connection obtain() {
-		try {
-			return this.connections.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not get a connection for " + this.table, ex);
-		}
+		return Sql.obtain(this.connections, this.table);
 	}
 
 	private void release(Connection connection) {
-		try {
-			this.connections.releaseConnection(connection);
-		}
-		catch (SQLException ex) {
-			logger.debug("Could not release a connection", ex);
-		}
+		Sql.release(this.connections, connection, this.table);
 	}
 
 	/** The tables this scheduler uses. */

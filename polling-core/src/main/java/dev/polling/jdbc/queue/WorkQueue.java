@@ -794,21 +794,11 @@ public final class WorkQueue {
 	}
 
 	private Connection obtain() {
-		try {
-			return this.connections.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not obtain a connection for " + this.table, ex);
-		}
+		return Sql.obtain(this.connections, this.table);
 	}
 
 	private void release(Connection connection) {
-		try {
-			this.connections.releaseConnection(connection);
-		}
-		catch (SQLException ex) {
-			logger.warn("Could not release the connection used for {}", this.table, ex);
-		}
+		Sql.release(this.connections, connection, this.table);
 	}
 
 	private void notify(Runnable callback) {

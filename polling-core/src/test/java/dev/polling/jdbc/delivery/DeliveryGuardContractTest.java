@@ -2,7 +2,6 @@ package dev.polling.jdbc.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.Dialect;
@@ -25,7 +24,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -40,7 +38,6 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 
 	private static final Backoff FAST = new Backoff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200));
 
-	private final List<HikariDataSource> pools = new ArrayList<>();
 
 	private String destination;
 
@@ -55,10 +52,6 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		Schema.create(pool(), database.dialect(), TableNames.defaults());
 	}
 
-	@AfterAll
-	void closePools() {
-		this.pools.forEach(HikariDataSource::close);
-	}
 
 	@BeforeEach
 	void useOneDestinationPerTest(TestInfo test) {
@@ -67,14 +60,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	private HikariDataSource pool() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database().url());
-		config.setUsername(database().username());
-		config.setPassword(database().password());
-		config.setMaximumPoolSize(4);
-		HikariDataSource pool = new HikariDataSource(config);
-		this.pools.add(pool);
-		return pool;
+		return newPool(4);
 	}
 
 	private DeliveryGuard.Builder guard(String instance, DataSource dataSource) {
@@ -146,6 +132,34 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 		assertThat(b.deliverDue(this.destination, 10)).isZero();
 		assertThat(this.sent).hasSize(1);
+	}
+
+	@Test
+	void aCrashDuringARoundLeavesOnlyTheMessageBeingSentInDoubt() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true); // the instance dies during its first send of the round
+		})).build();
+		a.store(this.destination, "order-31", "confirmation");
+		a.store(this.destination, "order-32", "confirmation");
+		a.store(this.destination, "order-33", "confirmation");
+		assertThat(a.deliverDue(this.destination, 10)).isOne();
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.of(this.destination, recording())).build();
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+
+		// the two not yet sent were never claimed: another instance sends them, no operator needed
+		assertThat(b.deliverDue(this.destination, 10)).isEqualTo(2);
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-31", "order-32", "order-33");
+		assertThat(b.entries(DeliveryState.IN_DOUBT, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+			.extracting(DeliveryEntry::idempotencyKey)
+			.containsExactly("order-31");
+		assertThat(b.entries(DeliveryState.DELIVERED, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+			.extracting(DeliveryEntry::idempotencyKey)
+			.containsExactlyInAnyOrder("order-32", "order-33");
 	}
 
 	@Test

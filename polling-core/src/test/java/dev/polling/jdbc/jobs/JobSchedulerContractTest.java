@@ -15,9 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import dev.polling.jdbc.ConnectionProvider;
@@ -33,7 +31,6 @@ import dev.polling.jdbc.test.TestDatabase;
 /** Scheduled jobs on a real database; "instances" are separate connection pools. */
 abstract class JobSchedulerContractTest extends DatabaseTest {
 
-	private final List<HikariDataSource> pools = new ArrayList<>();
 
 	JobSchedulerContractTest(Dialect dialect) {
 		super(dialect);
@@ -44,20 +41,9 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		Schema.create(database.newDataSource(), database.dialect(), TableNames.defaults());
 	}
 
-	@AfterAll
-	void closePools() {
-		this.pools.forEach(HikariDataSource::close);
-	}
 
 	private DataSource pool() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database().url());
-		config.setUsername(database().username());
-		config.setPassword(database().password());
-		config.setMaximumPoolSize(4);
-		HikariDataSource pool = new HikariDataSource(config);
-		this.pools.add(pool);
-		return pool;
+		return newPool(4);
 	}
 
 	private long count(String where) {

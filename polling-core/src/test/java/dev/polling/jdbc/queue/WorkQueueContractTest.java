@@ -21,9 +21,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.awaitility.Awaitility;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -58,23 +55,11 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		this.queueName = test.getTestMethod().orElseThrow().getName();
 	}
 
-	private final List<HikariDataSource> pools = new ArrayList<>();
 
-	@AfterAll
-	void closePools() {
-		this.pools.forEach(HikariDataSource::close);
-	}
 
 	/** A pooled data source of its own, as an application instance has. */
 	private DataSource pool() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(database().url());
-		config.setUsername(database().username());
-		config.setPassword(database().password());
-		config.setMaximumPoolSize(8);
-		HikariDataSource pool = new HikariDataSource(config);
-		this.pools.add(pool);
-		return pool;
+		return newPool(8);
 	}
 
 	private WorkQueue.Builder queue(String instance) {

@@ -1,6 +1,11 @@
 package dev.polling.jdbc.test;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,6 +34,8 @@ public abstract class DatabaseTest {
 	private @Nullable TestDatabase database;
 
 	private @Nullable String unavailable;
+
+	private final List<HikariDataSource> pools = new ArrayList<>();
 
 	/**
 	 * Creates the test for one database.
@@ -63,6 +70,29 @@ public abstract class DatabaseTest {
 	 * @throws Exception on failure
 	 */
 	protected void prepare(TestDatabase database) throws Exception {
+	}
+
+	/**
+	 * A connection pool of its own on this class's database, as an application instance has; closed
+	 * after the last test of the class.
+	 * @param maximumSize the pool's maximum size
+	 * @return the pool
+	 */
+	protected final HikariDataSource newPool(int maximumSize) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(database().url());
+		config.setUsername(database().username());
+		config.setPassword(database().password());
+		config.setMaximumPoolSize(maximumSize);
+		HikariDataSource pool = new HikariDataSource(config);
+		this.pools.add(pool);
+		return pool;
+	}
+
+	@AfterAll
+	final void closePools() {
+		this.pools.forEach(HikariDataSource::close);
+		this.pools.clear();
 	}
 
 	/**

@@ -370,7 +370,7 @@ public class PollingJdbcProperties {
 		private final Backoff backoff = new Backoff("polling.jdbc.delivery");
 
 		/**
-		 * Messages claimed per destination and round.
+		 * Messages sent per destination and round, each claimed right before its send.
 		 */
 		private int batchSize = 10;
 
