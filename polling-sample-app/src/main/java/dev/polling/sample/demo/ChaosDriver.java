@@ -404,7 +404,11 @@ public final class ChaosDriver {
 	}
 
 	List<String> summary(DemoReport report) {
-		List<String> lines = new ArrayList<>(report.summary().stream().filter((l) -> !l.contains("samples with two holders")).toList());
+		// the demo's own takeover lines and two-holder samples do not apply: the chaos run measures both itself
+		List<String> lines = new ArrayList<>(report.summary()
+			.stream()
+			.filter((l) -> !l.contains("samples with two holders") && !l.startsWith("  takeover"))
+			.toList());
 		lines.add(String.format(Locale.ROOT, "  faults injected                           %5d   (SIGKILL %d, SIGSTOP %d)", this.faults.size(),
 				this.faults.stream().filter((f) -> f.kind.equals("SIGKILL")).count(),
 				this.faults.stream().filter((f) -> f.kind.equals("SIGSTOP")).count()));
