@@ -39,6 +39,9 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private static final Logger logger = LoggerFactory.getLogger(JdbcCoordinator.class);
 
+	/** How long a decision waits for the cluster's row by default. */
+	public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(2);
+
 	/** Longest cluster id the table holds. */
 	public static final int MAX_CLUSTER_ID_LENGTH = 100;
 
@@ -53,7 +56,11 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private final @Nullable Duration failoverPeriod;
 
+	private final int lockTimeoutSeconds;
+
 	private final String ensureSql;
+
+	private final String existsSql;
 
 	private final String lockSql;
 
@@ -68,12 +75,28 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	private final DatabaseTime time;
 
 	/**
+	 * A coordinator that waits at most {@link #DEFAULT_LOCK_TIMEOUT} for the cluster's row.
 	 * @param dataSource where the table lives; each call borrows its own connection
 	 * @param dialect the database's dialect
 	 * @param tables table names
 	 * @param failoverPeriod how long a silent holder keeps the cluster; null for each cluster's wait time
 	 */
 	public JdbcCoordinator(DataSource dataSource, Dialect dialect, TableNames tables, @Nullable Duration failoverPeriod) {
+		this(dataSource, dialect, tables, failoverPeriod, DEFAULT_LOCK_TIMEOUT);
+	}
+
+	/**
+	 * @param dataSource where the table lives; each call borrows its own connection
+	 * @param dialect the database's dialect
+	 * @param tables table names
+	 * @param failoverPeriod how long a silent holder keeps the cluster; null for each cluster's wait time
+	 * @param lockTimeout the longest a decision waits for the cluster's row (JDBC query timeout, whole
+	 * seconds, at least 1): another instance holding the row lock in a transaction it cannot finish
+	 * (its JVM frozen mid-decision, its network gone) must not stall every decision; the decision is
+	 * refused instead
+	 */
+	public JdbcCoordinator(DataSource dataSource, Dialect dialect, TableNames tables, @Nullable Duration failoverPeriod,
+			Duration lockTimeout) {
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
 		this.tables = Objects.requireNonNull(tables, "tables must not be null");
@@ -81,6 +104,11 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			throw new IllegalArgumentException("failoverPeriod " + failoverPeriod + " must be positive; e.g. the cluster's wait time");
 		}
 		this.failoverPeriod = failoverPeriod;
+		Objects.requireNonNull(lockTimeout, "lockTimeout must not be null");
+		if (lockTimeout.isNegative() || lockTimeout.isZero()) {
+			throw new IllegalArgumentException("lockTimeout " + lockTimeout + " must be positive; e.g. the peer timeout, 2s");
+		}
+		this.lockTimeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (lockTimeout.toMillis() + 999) / 1000));
 		this.time = new DatabaseTime(dialect);
 		String table = tables.coordination();
 		this.ensureSql = switch (dialect) {
@@ -88,7 +116,13 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
 			case H2 -> "MERGE INTO " + table + " (cluster_id) KEY (cluster_id) VALUES (?)";
 		};
-		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE";
+		this.existsSql = "SELECT 1 FROM " + table + " WHERE cluster_id = ?";
+		// how long to wait for a row another transaction holds: PostgreSQL honours the JDBC query timeout
+		// (set on the statement); MariaDB and H2 wait for their own lock timeouts (50 s, 10 s) regardless,
+		// so they are told in the statement
+		String wait = (dialect == Dialect.POSTGRESQL) ? "" : " WAIT " + this.lockTimeoutSeconds;
+		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE"
+				+ wait;
 		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + this.time.now() + " WHERE cluster_id = ?";
 		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ?";
 	}
@@ -130,6 +164,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		Instant lastRun;
 		Instant now;
 		try (PreparedStatement lock = connection.prepareStatement(this.lockSql)) {
+			lock.setQueryTimeout(this.lockTimeoutSeconds);
 			lock.setString(1, clusterId);
 			try (ResultSet row = lock.executeQuery()) {
 				if (!row.next()) {
@@ -185,6 +220,18 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 		boolean autoCommit = connection.getAutoCommit();
 		connection.setAutoCommit(true);
+		// a plain read first: inserting next to an existing row that another transaction has locked
+		// would wait for that lock (MariaDB, H2), the very wait the lock timeout is there to bound
+		try (PreparedStatement exists = connection.prepareStatement(this.existsSql)) {
+			exists.setString(1, clusterId);
+			try (ResultSet row = exists.executeQuery()) {
+				if (row.next()) {
+					connection.setAutoCommit(autoCommit);
+					this.ensured.add(clusterId);
+					return;
+				}
+			}
+		}
 		try (PreparedStatement insert = connection.prepareStatement(this.ensureSql)) {
 			insert.setString(1, clusterId);
 			insert.executeUpdate();

@@ -156,6 +156,40 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		assertThat(a.isHolding("DOWN")).isFalse();
 	}
 
+	/**
+	 * An instance that froze in the middle of its decision keeps the row locked in an open
+	 * transaction; the others must not wait for it without bound: their decisions are refused after
+	 * the lock timeout (1 s here), and once the frozen transaction ends the holder carries on.
+	 */
+	@Test
+	void aDecisionWaitsForTheRowAtMostTheLockTimeout() throws Exception {
+		PollingManager a = instance("a", "STUCK");
+		assertThat(a.decide("STUCK").isGranted()).isTrue();
+		PollingManager b = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId("b"))
+			.cluster(ClusterDefinition.of("STUCK", Duration.ofSeconds(10)))
+			.coordinator("STUCK", new JdbcCoordinator(database().newDataSource(), database().dialect(), TableNames.defaults(),
+					FAILOVER, Duration.ofSeconds(1)))
+			.build();
+		this.managers.add(b);
+		try (java.sql.Connection frozen = database().connect()) {
+			frozen.setAutoCommit(false);
+			try (java.sql.Statement statement = frozen.createStatement()) {
+				statement.executeQuery("SELECT holder FROM polling_coordination WHERE cluster_id = 'STUCK' FOR UPDATE").close();
+			}
+			long start = System.nanoTime();
+			Decision decision = b.decide("STUCK");
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+			assertThat(decision.isGranted()).isFalse();
+			assertThat(decision.reason()).isEqualTo(Reason.COORDINATION_UNAVAILABLE);
+			assertThat(took).as("decision next to a row locked by a frozen instance").isLessThan(Duration.ofSeconds(10));
+			frozen.rollback();
+		}
+		assertThat(a.decide("STUCK").reason()).isEqualTo(Reason.RENEWED);
+		assertThat(b.decide("STUCK").reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
 	/** A URL of this database's kind where nothing listens. */
 	abstract String unreachableUrl() throws Exception;
 

@@ -31,6 +31,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
+import dev.polling.boot.autoconfigure.PollingProperties;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
@@ -64,14 +65,16 @@ public final class PollingJdbcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(ClusterCoordinator.class)
 	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
-			ObjectProvider<PollingJdbcSchemaInitializer> schema) {
+			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> polling) {
 		Duration failover = properties.getCoordination().getFailoverPeriod();
 		if (failover != null && (failover.isNegative() || failover.isZero())) {
 			throw new InvalidPollingConfigurationException("polling.jdbc.coordination.failover-period", failover.toString(),
 					"the failover period must be positive", "set it to at least the longest cycle plus the timer delay, e.g. 30s");
 		}
 		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
-		return new JdbcCoordinator(dataSource, Dialect.detect(dataSource), properties.tableNames(), failover);
+		// a decision waits for the cluster's row no longer than for a peer
+		Duration lockTimeout = polling.getIfAvailable(PollingProperties::new).getPeerTimeout();
+		return new JdbcCoordinator(dataSource, Dialect.detect(dataSource), properties.tableNames(), failover, lockTimeout);
 	}
 
 	@Configuration(proxyBeanMethods = false)
