@@ -431,7 +431,15 @@ public final class PollingManager implements AutoCloseable {
 		}
 		if (o.state().isUnknown() && this.settings.unreachablePeerPolicy() == UnreachablePeerPolicy.PRESUME_LAST_KNOWN) {
 			LastAnswer last = c.lastAnswers.get(o.peerId());
-			return last != null && last.observation.isHolding(wait) && this.time.nanoTime() - last.nanos < wait.toNanos();
+			if (last == null || !last.observation.isHolding(wait)) {
+				return false;
+			}
+			// the silence counts from when this instance first saw it (its first unknown observation after
+			// the last answer), not from the last answer: if this instance was itself stalled (a GC pause, a
+			// frozen JVM) its last answer is old although the peer answered the others all along
+			Long silentSince = c.silentSince.get(o.peerId());
+			long since = (silentSince != null) ? silentSince : this.time.nanoTime();
+			return this.time.nanoTime() - since < wait.toNanos();
 		}
 		return false;
 	}
@@ -512,6 +520,10 @@ public final class PollingManager implements AutoCloseable {
 		}
 		if (o.state() == PeerState.ANSWERED) {
 			c.lastAnswers.put(o.peerId(), new LastAnswer(o, this.time.nanoTime()));
+			c.silentSince.remove(o.peerId());
+		}
+		else if (o.state().isUnknown()) {
+			c.silentSince.putIfAbsent(o.peerId(), this.time.nanoTime());
 		}
 		c.lastObservations.put(o.peerId(), o);
 		PeerObservation previous = c.loggedStates.put(o.peerId(), o);
@@ -864,6 +876,9 @@ public final class PollingManager implements AutoCloseable {
 		final ReentrantLock cycleLock = new ReentrantLock();
 
 		final Map<String, LastAnswer> lastAnswers = new ConcurrentHashMap<>();
+
+		/** Per peer, when this instance first found it unknown after its last answer (monotonic nanos). */
+		final Map<String, Long> silentSince = new ConcurrentHashMap<>();
 
 		final Map<String, PeerObservation> lastObservations = new ConcurrentHashMap<>();
 

@@ -13,8 +13,10 @@ public enum UnreachablePeerPolicy {
 	PROCEED,
 
 	/**
-	 * Assume the peer goes on as last observed until the wait time has passed since that
-	 * observation: a peer last seen holding keeps the cluster through short network blips.
+	 * Assume the peer goes on as last observed until the wait time has passed since this instance
+	 * first found it silent (its first unknown observation after the last answer): a peer last seen
+	 * holding keeps the cluster through short network blips, also towards an instance that was
+	 * itself stalled meanwhile.
 	 */
 	PRESUME_LAST_KNOWN
 

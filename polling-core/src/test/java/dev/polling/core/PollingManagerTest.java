@@ -195,6 +195,31 @@ class PollingManagerTest {
 		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
+	/**
+	 * The chaos run's "early takeovers" under presume-last-known: an instance that was itself stalled
+	 * longer than the wait time found its last answer from the holder too old and took over 3.8 s
+	 * after the holder froze. The silence now counts from this instance's first unknown observation.
+	 */
+	@Test
+	void presumeLastKnownCountsTheSilenceFromWhenThisInstanceFirstSawIt() throws Exception {
+		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE); // its last answer: t = 0
+		// instance 1 stalls for 15 s; the holder goes on renewing, then freezes
+		this.time.advance(Duration.ofSeconds(7));
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.RENEWED);
+		this.time.advance(Duration.ofSeconds(7));
+		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.RENEWED);
+		blockPeer(0);
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(m.get(1).decide(CLUSTER).reason()).as("15 s after the last answer, 1 s into the silence")
+			.isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
 	@Test
 	void ofTwoHoldersAfterASplitTheOneWithTheHigherIdYields() throws Exception {
 		List<PollingManager> m = cluster(2, UnaryOperator.identity());

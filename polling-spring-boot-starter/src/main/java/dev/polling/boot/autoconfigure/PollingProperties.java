@@ -66,7 +66,8 @@ public class PollingProperties {
 	/**
 	 * What to assume about a peer that timed out or failed: 'proceed' counts it as idle (fastest
 	 * failover), 'presume-last-known' counts it as holding while it was last seen holding and the
-	 * wait time has not passed since. A peer that refuses the connection always counts as gone.
+	 * wait time has not passed since this instance first found it silent. A peer that refuses the
+	 * connection always counts as gone.
 	 */
 	private UnreachablePeerPolicy unreachablePeerPolicy = UnreachablePeerPolicy.PROCEED;
 
