@@ -267,7 +267,11 @@ public final class PollingManager implements AutoCloseable {
 			return decision(c, Reason.RENEWED, observations, start);
 		}
 		if (this.time.nanoTime() - c.handoverUntil < 0) {
-			return decision(c, Reason.HANDED_OVER, List.of(), start);
+			// still ask the peers while holding off: presume-last-known judges a peer that falls silent by
+			// the latest answer, and the peer that took the cluster over must be known as its holder (without
+			// this, a holder frozen during the hold-off was judged by a pre-handover answer and taken over
+			// within seconds in the chaos run)
+			return decision(c, Reason.HANDED_OVER, observePeers(c), start);
 		}
 
 		// Candidate, first round: refuse cheaply while anybody holds or acquires.

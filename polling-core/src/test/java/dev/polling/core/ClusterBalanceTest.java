@@ -112,6 +112,44 @@ class ClusterBalanceTest {
 		assertThat(moves).isEqualTo(1);
 	}
 
+	/**
+	 * After handing a cluster over, an instance holds off for a wait time but goes on asking the
+	 * peers, so it knows the new holder as holding (presume-last-known relies on that answer if the
+	 * new holder falls silent).
+	 */
+	@Test
+	void keepsObservingThePeersWhileHoldingOffAfterAHandover() {
+		start(true);
+		tick();
+		this.managers.get(0).close();
+		tick();
+		this.managers.set(0, manager(this.instances.get(0), true));
+		Decision handover = null;
+		PollingManager giver = null;
+		String cluster = null;
+		for (int i = 0; i < 12 && handover == null; i++) {
+			tick();
+			for (PollingManager manager : this.managers) {
+				for (String id : CLUSTERS) {
+					Decision last = manager.status(id).lastDecision();
+					if (last != null && last.reason() == Reason.HANDED_OVER) {
+						handover = last;
+						giver = manager;
+						cluster = id;
+					}
+				}
+			}
+		}
+		assertThat(handover).as("a handover").isNotNull();
+		tick(); // the new holder takes it
+		Decision holdingOff = giver.decide(cluster);
+
+		assertThat(holdingOff.reason()).isEqualTo(Reason.HANDED_OVER);
+		assertThat(holdingOff.peers()).as("peers asked while holding off").isNotEmpty()
+			.anyMatch((o) -> o.state() == PeerState.ANSWERED && o.instanceId().equals("a")
+					&& o.isHolding(Duration.ofSeconds(10)));
+	}
+
 	@Test
 	void takesAFreeClusterAfterAFewDecisionsWhenTheLighterPeerDoesNotTakeIt() {
 		start(true);
