@@ -334,10 +334,16 @@ public final class DemoDriver {
 			return;
 		}
 		InDoubtOperator operator = new InDoubtOperator(this.http, "http://127.0.0.1:" + instance.httpPort);
-		// idempotency key "confirmation:<order key>"; the mail at the server names the order key
-		List<String> done = operator.resolveAll((key) -> confirmationKeysAtServer()
-			.orElseThrow(() -> new IllegalStateException("the mail server cannot be asked about " + key))
-			.contains(key.substring(key.indexOf(':') + 1)));
+		// idempotency key "confirmation:<order key>"; the mail at the server names the order key. The
+		// mailboxes are read once per round, at the first in-doubt message, not once per message.
+		List<List<String>> atServer = new ArrayList<>(1);
+		List<String> done = operator.resolveAll((key) -> {
+			if (atServer.isEmpty()) {
+				atServer.add(confirmationKeysAtServer()
+					.orElseThrow(() -> new IllegalStateException("the mail server cannot be asked about " + key)));
+			}
+			return atServer.get(0).contains(key.substring(key.indexOf(':') + 1));
+		});
 		for (String line : done) {
 			this.inDoubtResolutions.add(line);
 			say("operator: %s", line);

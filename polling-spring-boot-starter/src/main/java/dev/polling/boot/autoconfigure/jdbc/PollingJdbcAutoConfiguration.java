@@ -16,6 +16,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -149,13 +151,7 @@ public final class PollingJdbcAutoConfiguration {
 		}
 
 		private static InboxListener composite(List<InboxListener> listeners) {
-			if (listeners.isEmpty()) {
-				return InboxListener.NONE;
-			}
-			if (listeners.size() == 1) {
-				return listeners.get(0);
-			}
-			return new InboxListener() {
+			return combine(listeners, InboxListener.NONE, (all) -> new InboxListener() {
 
 				@Override
 				public void onReceipt(String source, Receipt receipt) {
@@ -167,7 +163,7 @@ public final class PollingJdbcAutoConfiguration {
 					listeners.forEach((listener) -> listener.onPurge(deleted));
 				}
 
-			};
+			});
 		}
 
 	}
@@ -203,10 +199,7 @@ public final class PollingJdbcAutoConfiguration {
 				.maxAttempts(settings.getMaxAttempts())
 				.backoff(backoff(settings.getBackoff()))
 				.listener(queueListener(listeners.orderedStream().toList()));
-			String instanceId = environment.getProperty("polling.instance-id");
-			if (instanceId != null && !instanceId.isBlank()) {
-				builder.instanceId(instanceId.strip());
-			}
+			instanceId(environment).ifPresent(builder::instanceId);
 			return builder.build();
 		}
 
@@ -234,13 +227,7 @@ public final class PollingJdbcAutoConfiguration {
 		}
 
 		private static QueueListener queueListener(List<QueueListener> listeners) {
-			if (listeners.isEmpty()) {
-				return QueueListener.NONE;
-			}
-			if (listeners.size() == 1) {
-				return listeners.get(0);
-			}
-			return new CompositeQueueListener(listeners);
+			return combine(listeners, QueueListener.NONE, CompositeQueueListener::new);
 		}
 
 	}
@@ -264,10 +251,7 @@ public final class PollingJdbcAutoConfiguration {
 				.backoff(backoff(settings.getBackoff()))
 				.listener(deliveryListener(listeners.orderedStream().toList()));
 			destinations.orderedStream().forEach(builder::destination);
-			String instanceId = environment.getProperty("polling.instance-id");
-			if (instanceId != null && !instanceId.isBlank()) {
-				builder.instanceId(instanceId.strip());
-			}
+			instanceId(environment).ifPresent(builder::instanceId);
 			return builder.build();
 		}
 
@@ -280,13 +264,7 @@ public final class PollingJdbcAutoConfiguration {
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {
-			if (listeners.isEmpty()) {
-				return DeliveryListener.NONE;
-			}
-			if (listeners.size() == 1) {
-				return listeners.get(0);
-			}
-			return new CompositeDeliveryListener(listeners);
+			return combine(listeners, DeliveryListener.NONE, CompositeDeliveryListener::new);
 		}
 
 	}
@@ -330,6 +308,20 @@ public final class PollingJdbcAutoConfiguration {
 
 	static dev.polling.jdbc.Backoff backoff(PollingJdbcProperties.Backoff settings) {
 		return settings.toBackoff();
+	}
+
+	/** No listener, the only one, or all of them in order. */
+	static <L> L combine(List<L> listeners, L none, Function<List<L>, L> composite) {
+		if (listeners.isEmpty()) {
+			return none;
+		}
+		return (listeners.size() == 1) ? listeners.get(0) : composite.apply(listeners);
+	}
+
+	/** {@code polling.instance-id} if set; otherwise the builders generate one. */
+	static Optional<String> instanceId(Environment environment) {
+		String instanceId = environment.getProperty("polling.instance-id");
+		return (instanceId == null || instanceId.isBlank()) ? Optional.empty() : Optional.of(instanceId.strip());
 	}
 
 }
