@@ -96,6 +96,13 @@ public final class PollingManager implements AutoCloseable {
 
 	private final boolean balanceClusters;
 
+	/** Runs the requests to coordinators (database rows) so a decision can stop waiting for them. */
+	private final java.util.concurrent.ExecutorService coordinatorCalls = java.util.concurrent.Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "polling-coordinator");
+		thread.setDaemon(true);
+		return thread;
+	});
+
 	/** When this instance may hand the next cluster over for balance (monotonic nanos). */
 	private volatile long nextHandover;
 
@@ -231,7 +238,10 @@ public final class PollingManager implements AutoCloseable {
 			return decision(c, Reason.CLOSED, List.of(), start);
 		}
 		if (c.state.isPaused()) {
-			return decision(c, Reason.PAUSED, List.of(), start);
+			// a paused JMX cluster still asks the peers: presume-last-known judges a peer that falls silent
+			// by its latest answer, and after resume that answer must not be the one from before the pause
+			// (which showed the peer idle, not holding the cluster this instance left to it)
+			return decision(c, Reason.PAUSED, (c.coordinator != null) ? List.of() : observePeers(c), start);
 		}
 		if (c.coordinator != null) {
 			return decideByCoordinator(c, c.coordinator, start);
@@ -326,7 +336,7 @@ public final class PollingManager implements AutoCloseable {
 	/** The cluster is decided by a shared system (a database row) instead of the peers. */
 	private Decision decideByCoordinator(ClusterRuntime c, ClusterCoordinator coordinator, long start) {
 		long before = this.time.nanoTime();
-		ClusterCoordinator.Claim claim = coordinator.acquire(c.definition, this.settings.instanceId());
+		ClusterCoordinator.Claim claim = acquireWithin(c, coordinator, coordinatorBound());
 		Duration latency = Duration.ofNanos(this.time.nanoTime() - before);
 		PeerObservation observation = claim.isUnavailable()
 				? new PeerObservation("coordinator", coordinator.describe(), PeerState.ERROR, PeerFault.IO, null, PeerObservation.NEVER, -1,
@@ -344,6 +354,74 @@ public final class PollingManager implements AutoCloseable {
 		}
 		c.state.release();
 		return decision(c, claim.isUnavailable() ? Reason.COORDINATION_UNAVAILABLE : Reason.PEER_ACTIVE, observations, start);
+	}
+
+	/**
+	 * How long a decision waits for the coordinator: twice the peer timeout, as a decision by the
+	 * peers (the coordinator's own lock timeout is the peer timeout in the starter, so a decision that
+	 * waited for a row lock still has a peer timeout for the connection and the rest).
+	 */
+	private Duration coordinatorBound() {
+		return this.settings.peerTimeout().multipliedBy(2);
+	}
+
+	/**
+	 * Asks the coordinator on a thread of its own and waits at most the bound. A database that does
+	 * not answer (pool exhausted, network gone: a connection pool waits its whole connection timeout,
+	 * 30 s by default, and a blackholed socket longer) must not stall the decision, the timer thread
+	 * running it and every task behind it. While an earlier request for the cluster is still pending
+	 * the decision is refused at once instead of piling up threads; a late grant is not acted on (the
+	 * next decision renews it, and until then nobody else takes the row before the failover period).
+	 */
+	private ClusterCoordinator.Claim acquireWithin(ClusterRuntime c, ClusterCoordinator coordinator, Duration bound) {
+		CompletableFuture<ClusterCoordinator.Claim> call;
+		synchronized (c) {
+			if (!c.coordinatorCall.isDone()) {
+				return ClusterCoordinator.Claim.unavailable("an earlier request to " + coordinator.describe() + " has been pending for "
+						+ (this.time.nanoTime() - c.coordinatorCallSince) / 1_000_000L + " ms");
+			}
+			try {
+				call = CompletableFuture.supplyAsync(() -> coordinator.acquire(c.definition, this.settings.instanceId()),
+						this.coordinatorCalls);
+			}
+			catch (java.util.concurrent.RejectedExecutionException ex) {
+				return ClusterCoordinator.Claim.unavailable("the polling manager is closed");
+			}
+			c.coordinatorCall = call;
+			c.coordinatorCallSince = this.time.nanoTime();
+		}
+		try {
+			ClusterCoordinator.Claim claim = call.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+			if (c.coordinatorSlow) {
+				c.coordinatorSlow = false;
+				logger.info("Cluster '{}': {} answers again", c.definition.id(), coordinator.describe());
+			}
+			return claim;
+		}
+		catch (TimeoutException ex) {
+			String failure = "no answer from " + coordinator.describe() + " within " + bound.toMillis()
+					+ " ms (twice the peer timeout); is the database reachable, is the connection pool exhausted?";
+			if (!c.coordinatorSlow) {
+				c.coordinatorSlow = true;
+				logger.warn("Cluster '{}': {}; refusing until it answers", c.definition.id(), failure);
+			}
+			return ClusterCoordinator.Claim.unavailable(failure);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return ClusterCoordinator.Claim.unavailable("interrupted while waiting for " + coordinator.describe());
+		}
+		catch (ExecutionException ex) {
+			// the coordinator answers faults of the shared system itself; what reaches here is a bug or bad input
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new IllegalStateException(cause);
+		}
 	}
 
 	private @Nullable Reason refusalBeforeAnnouncing(ClusterRuntime c, List<PeerObservation> observations) {
@@ -609,7 +687,7 @@ public final class PollingManager implements AutoCloseable {
 	public void pause(String clusterId) {
 		ClusterRuntime c = runtime(clusterId);
 		c.state.pause();
-		releaseCoordinated(c);
+		releaseCoordinatedWithin(c, this.settings.peerTimeout());
 		logger.info("Cluster '{}' paused on this instance; a peer can take over at its next tick", clusterId);
 		updateHeld(c, false);
 	}
@@ -628,37 +706,49 @@ public final class PollingManager implements AutoCloseable {
 	public void release(String clusterId) {
 		ClusterRuntime c = runtime(clusterId);
 		c.state.release();
-		releaseCoordinated(c);
+		releaseCoordinatedWithin(c, this.settings.peerTimeout());
 		updateHeld(c, false);
 	}
 
-	private void releaseCoordinated(ClusterRuntime c) {
-		if (c.coordinator != null) {
-			c.coordinator.release(c.definition, this.settings.instanceId());
-		}
-	}
-
 	/**
-	 * Releases a coordinated cluster, waiting at most the bound (on shutdown: the database may be
-	 * unreachable, and a connection pool waits its whole connection timeout, 30 s by default). A
-	 * release not confirmed in time only means that a peer takes over after the failover period.
+	 * Releases a coordinated cluster in the database, waiting at most the bound: the database may be
+	 * unreachable, and a connection pool waits its whole connection timeout (30 s by default). The
+	 * release runs after any request still pending for the cluster (so a late acquisition cannot
+	 * undo it). A release not confirmed in time only means that a peer takes over after the failover
+	 * period.
 	 */
 	private void releaseCoordinatedWithin(ClusterRuntime c, Duration bound) {
-		if (c.coordinator == null) {
+		ClusterCoordinator coordinator = c.coordinator;
+		if (coordinator == null) {
 			return;
 		}
-		Thread releasing = new Thread(() -> releaseCoordinated(c), "polling-release-" + c.definition.id());
-		releasing.setDaemon(true);
-		releasing.start();
+		CompletableFuture<?> call;
+		synchronized (c) {
+			CompletableFuture<?> previous = c.coordinatorCall;
+			try {
+				// on a thread of its own that first waits for the pending request: chaining on its completion
+				// could run the release on this thread, or not at all once the manager is closed
+				call = CompletableFuture.runAsync(() -> {
+					previous.handle((result, failure) -> null).join();
+					coordinator.release(c.definition, this.settings.instanceId());
+				}, this.coordinatorCalls);
+			}
+			catch (java.util.concurrent.RejectedExecutionException ex) {
+				return;
+			}
+			c.coordinatorCall = call;
+			c.coordinatorCallSince = this.time.nanoTime();
+		}
 		try {
-			releasing.join(Math.max(1, bound.toMillis()));
+			call.get(Math.max(1, bound.toMillis()), TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		if (releasing.isAlive()) {
-			logger.warn("Cluster '{}': {} did not confirm the release within {} ms; closing anyway (a peer takes over "
-					+ "after the failover period)", c.definition.id(), c.coordinator.describe(), bound.toMillis());
+		catch (ExecutionException | TimeoutException ex) {
+			logger.warn("Cluster '{}': {} did not confirm the release within {} ms ({}); a peer takes over after the failover period",
+					c.definition.id(), coordinator.describe(), bound.toMillis(),
+					(ex instanceof TimeoutException) ? "no answer" : String.valueOf(ex.getCause()));
 		}
 	}
 
@@ -702,6 +792,8 @@ public final class PollingManager implements AutoCloseable {
 			}
 		}
 		unregisterMBeans();
+		// requests still waiting for the database finish on their own (a release then still lands)
+		this.coordinatorCalls.shutdown();
 		if (this.ownsPeerClient) {
 			this.peerClient.close();
 		}
@@ -893,6 +985,15 @@ public final class PollingManager implements AutoCloseable {
 		volatile @Nullable Decision lastDecision;
 
 		volatile boolean held;
+
+		/** The latest request to the coordinator (guarded by this runtime); one at a time. */
+		CompletableFuture<?> coordinatorCall = CompletableFuture.completedFuture(null);
+
+		/** When the latest request to the coordinator started (monotonic nanos). */
+		long coordinatorCallSince;
+
+		/** Whether the coordinator's latest answer missed the bound (logged once per outage). */
+		volatile boolean coordinatorSlow;
 
 		/** Fencing token of the latest grant by the coordinator, -1 when none. */
 		volatile long epoch = -1;

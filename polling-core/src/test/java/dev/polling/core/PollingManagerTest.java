@@ -220,6 +220,38 @@ class PollingManagerTest {
 		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
+	/**
+	 * A paused instance keeps asking the peers at its ticks. Without that, its latest answer from the
+	 * peer that took the cluster over was from before the pause ("idle"), and under presume-last-known
+	 * it took the cluster back at once after resume while that peer was frozen.
+	 */
+	@Test
+	void presumeLastKnownAfterResumeJudgesThePeerByAnAnswerFromThePause() throws Exception {
+		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		PollingManager a = m.get(0);
+		PollingManager b = m.get(1);
+		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
+		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		a.pause(CLUSTER);
+		assertThat(b.decide(CLUSTER).isGranted()).isTrue();
+		this.time.advance(Duration.ofSeconds(1));
+		Decision paused = a.decide(CLUSTER);
+		assertThat(paused.reason()).isEqualTo(Reason.PAUSED);
+		assertThat(paused.peers()).as("peers asked while paused")
+			.anySatisfy((o) -> {
+				assertThat(o.instanceId()).isEqualTo("b");
+				assertThat(o.state()).isEqualTo(PeerState.ANSWERED);
+				assertThat(o.isHolding(Duration.ofSeconds(10))).isTrue();
+			});
+		blockPeer(1); // the new holder freezes
+		a.resume(CLUSTER);
+		assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
 	@Test
 	void ofTwoHoldersAfterASplitTheOneWithTheHigherIdYields() throws Exception {
 		List<PollingManager> m = cluster(2, UnaryOperator.identity());
