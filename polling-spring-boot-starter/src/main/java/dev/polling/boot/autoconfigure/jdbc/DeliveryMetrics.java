@@ -67,12 +67,25 @@ public final class DeliveryMetrics implements DeliveryListener, MeterBinder {
 
 	private final List<MultiGauge[]> gauges = new CopyOnWriteArrayList<>();
 
+	private final KnownNames known;
+
 	/**
 	 * Creates the meters.
 	 * @param guard the guard whose statistics the gauges show (looked up lazily)
 	 */
 	public DeliveryMetrics(Supplier<DeliveryGuard> guard) {
+		this(guard, List::of);
+	}
+
+	/**
+	 * Creates the meters.
+	 * @param guard the guard whose statistics the gauges show (looked up lazily)
+	 * @param destinations the destinations of this application (looked up lazily): their gauges show 0 rather than
+	 * nothing while they have no open rows
+	 */
+	public DeliveryMetrics(Supplier<DeliveryGuard> guard, Supplier<? extends java.util.Collection<String>> destinations) {
 		this.guard = guard;
+		this.known = new KnownNames(destinations);
 	}
 
 	@Override
@@ -104,6 +117,7 @@ public final class DeliveryMetrics implements DeliveryListener, MeterBinder {
 			logger.debug("Could not read the delivery statistics for the gauges", ex);
 			return;
 		}
+		stats = this.known.complete(stats, DeliveryStats::destination, (name) -> new DeliveryStats(name, 0, 0, 0, 0, 0, null));
 		for (MultiGauge[] gauge : this.gauges) {
 			gauge[0].register(stats.stream().map((s) -> MultiGauge.Row.of(tags(s), s.backlog())).toList(), true);
 			gauge[1].register(stats.stream()
@@ -152,6 +166,7 @@ public final class DeliveryMetrics implements DeliveryListener, MeterBinder {
 	}
 
 	private void count(String name, String description, String destination, int amount) {
+		this.known.saw(destination);
 		for (MeterRegistry registry : this.registries) {
 			Counter.builder(name).description(description).tag("destination", destination).register(registry)
 				.increment(amount);

@@ -283,15 +283,15 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
-		QueueMetrics pollingQueueMetrics(ObjectProvider<WorkQueue> queue) {
-			return new QueueMetrics(queue::getObject);
+		QueueMetrics pollingQueueMetrics(ObjectProvider<WorkQueue> queue, ObjectProvider<QueueSubscription> subscriptions) {
+			return new QueueMetrics(queue::getObject, () -> subscriptions.orderedStream().map(QueueSubscription::queue).toList());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
-		DeliveryMetrics pollingDeliveryMetrics(ObjectProvider<DeliveryGuard> guard) {
-			return new DeliveryMetrics(guard::getObject);
+		DeliveryMetrics pollingDeliveryMetrics(ObjectProvider<DeliveryGuard> guard, ObjectProvider<DeliveryDestination> destinations) {
+			return new DeliveryMetrics(guard::getObject, () -> destinations.orderedStream().map(DeliveryDestination::name).toList());
 		}
 
 		@Bean

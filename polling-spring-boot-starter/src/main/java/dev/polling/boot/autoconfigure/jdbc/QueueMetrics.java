@@ -68,12 +68,25 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 
 	private final List<MultiGauge[]> gauges = new CopyOnWriteArrayList<>();
 
+	private final KnownNames known;
+
 	/**
 	 * Creates the meters.
 	 * @param queue the queue whose statistics the gauges show (looked up lazily)
 	 */
 	public QueueMetrics(Supplier<WorkQueue> queue) {
+		this(queue, List::of);
+	}
+
+	/**
+	 * Creates the meters.
+	 * @param queue the queue whose statistics the gauges show (looked up lazily)
+	 * @param queues the queues of this application (looked up lazily): their gauges show 0 rather than
+	 * nothing while they have no open rows
+	 */
+	public QueueMetrics(Supplier<WorkQueue> queue, Supplier<? extends java.util.Collection<String>> queues) {
 		this.queue = queue;
+		this.known = new KnownNames(queues);
 	}
 
 	@Override
@@ -104,6 +117,7 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 			logger.debug("Could not read the work queue statistics for the gauges", ex);
 			return;
 		}
+		stats = this.known.complete(stats, QueueStats::queue, (name) -> new QueueStats(name, 0, 0, 0, 0, null));
 		for (MultiGauge[] gauge : this.gauges) {
 			gauge[0].register(stats.stream().map((s) -> MultiGauge.Row.of(Tags.of("queue", s.queue()), s.backlog())).toList(), true);
 			gauge[1].register(stats.stream()
@@ -148,6 +162,7 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 	}
 
 	private void count(String name, String description, String queue, int amount) {
+		this.known.saw(queue);
 		for (MeterRegistry registry : this.registries) {
 			Counter.builder(name).description(description).tag("queue", queue).register(registry).increment(amount);
 		}
