@@ -79,6 +79,14 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		/** Refused: the decision took longer than a candidate may (e.g. a long GC pause); try again at the next tick. */
 		DECISION_TOO_SLOW(Outcome.REFUSED),
 
+		/**
+		 * Refused: this instance held the cluster, but its JVM did not run for longer than the peer
+		 * timeout (stopped, suspended, a long pause) or the hold was released while it asked the peers;
+		 * under {@code proceed} a peer may have taken over, so the hold is void and the next decision
+		 * competes anew.
+		 */
+		STOPPED(Outcome.REFUSED),
+
 		/** Refused: the cluster's coordinator (its database) could not decide. */
 		COORDINATION_UNAVAILABLE(Outcome.REFUSED),
 

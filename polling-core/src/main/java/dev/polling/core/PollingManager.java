@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
 import dev.polling.core.Decision.Outcome;
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.internal.ClusterState;
+import dev.polling.core.internal.StopDetector;
 import dev.polling.core.jmx.IsyPollingStatusMXBean;
 import dev.polling.core.jmx.JmxContract;
 import dev.polling.core.jmx.JmxPeerClient;
@@ -94,6 +95,12 @@ public final class PollingManager implements AutoCloseable {
 
 	private volatile boolean closed;
 
+	/** Stops of this JVM longer than the peer timeout void the holds (see {@link StopDetector}); null when no cluster needs it. */
+	private final @Nullable StopDetector stopDetector;
+
+	/** A gap shorter than this never counts as a stop of the JVM. */
+	static final Duration MIN_STOP_THRESHOLD = Duration.ofSeconds(1);
+
 	private final boolean balanceClusters;
 
 	/** Runs the requests to coordinators (database rows) so a decision can stop waiting for them. */
@@ -114,6 +121,9 @@ public final class PollingManager implements AutoCloseable {
 		this.listener = builder.listener;
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
 		validate(builder);
+		boolean anyStopSensitive = builder.clusters.values().stream()
+			.anyMatch((cluster) -> isStopSensitive(builder.coordinators.get(cluster.id())));
+		this.stopDetector = anyStopSensitive ? new StopDetector(stopThreshold(), this::onStopped) : null;
 		Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
 		for (ClusterDefinition cluster : builder.clusters.values()) {
 			List<PeerDefinition> clusterPeers = new ArrayList<>();
@@ -123,26 +133,77 @@ public final class PollingManager implements AutoCloseable {
 				}
 			}
 			ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
-			runtimes.put(cluster.id(), new ClusterRuntime(cluster, (coordinator != null) ? List.of() : clusterPeers,
-					new ClusterState(this.time, cluster.waitTime().toNanos()), coordinator));
+			StopDetector stops = this.stopDetector;
+			ClusterState state = (stops != null && isStopSensitive(coordinator))
+					? new ClusterState(this.time, cluster.waitTime().toNanos(), stops::stops)
+					: new ClusterState(this.time, cluster.waitTime().toNanos());
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, (coordinator != null) ? List.of() : clusterPeers, state, coordinator));
 		}
 		this.clusters = Collections.unmodifiableMap(runtimes);
 		this.clusters.values().forEach((c) -> c.handoverUntil = this.time.nanoTime());
 		this.ownsPeerClient = builder.peerClient == null;
-		for (String peerId : builder.peerTls.keySet()) {
-			if (!this.peers.containsKey(peerId)) {
-				throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + this.peers.keySet());
+		try {
+			for (String peerId : builder.peerTls.keySet()) {
+				if (!this.peers.containsKey(peerId)) {
+					throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + this.peers.keySet());
+				}
+			}
+			this.peerClient = (builder.peerClient != null) ? builder.peerClient
+					: new JmxPeerClient(this.settings, this.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
+			this.mbeanServer = builder.mbeanServer;
+			List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map((c) -> c.definition.id()).toList();
+			if (!standalone.isEmpty()) {
+				logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
+						+ "Configure the peers for a cluster of several instances.", standalone);
+			}
+			registerMBeans();
+		}
+		catch (RuntimeException | Error ex) {
+			if (this.stopDetector != null) {
+				this.stopDetector.close(); // no heartbeat thread left behind by a manager that was never built
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether a stop of this JVM can let a peer take the cluster over while this instance still
+	 * believes it holds it: a cluster decided by JMX peers under {@code proceed} (a peer counts an
+	 * unreachable holder as idle after the peer timeout). Under {@code presume-last-known} a peer
+	 * waits the wait time, by which the hold has lapsed here too; a database coordinator waits the
+	 * failover period in database time.
+	 */
+	private boolean isStopSensitive(@Nullable ClusterCoordinator coordinator) {
+		return coordinator == null && this.settings.unreachablePeerPolicy() == UnreachablePeerPolicy.PROCEED
+				&& !this.peers.isEmpty();
+	}
+
+	/**
+	 * A gap this long counts as a stop: the peer timeout (a shorter stop cannot have let a peer take
+	 * over: its request would have been answered), but at least one second, so that scheduling hiccups
+	 * on a loaded machine do not hand clusters over.
+	 */
+	private Duration stopThreshold() {
+		Duration timeout = this.settings.peerTimeout();
+		return (timeout.compareTo(MIN_STOP_THRESHOLD) < 0) ? MIN_STOP_THRESHOLD : timeout;
+	}
+
+	/** Called once per detected stop of this JVM: the holds granted before it are void. */
+	private void onStopped(long gapNanos) {
+		Map<String, ClusterRuntime> all = this.clusters;
+		if (all == null) {
+			return;
+		}
+		List<String> released = new ArrayList<>();
+		for (ClusterRuntime c : all.values()) {
+			if (c.held && !c.state.isHolding()) {
+				released.add(c.definition.id());
+				updateHeld(c, false);
 			}
 		}
-		this.peerClient = (builder.peerClient != null) ? builder.peerClient
-				: new JmxPeerClient(this.settings, this.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
-		this.mbeanServer = builder.mbeanServer;
-		List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map((c) -> c.definition.id()).toList();
-		if (!standalone.isEmpty()) {
-			logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
-					+ "Configure the peers for a cluster of several instances.", standalone);
-		}
-		registerMBeans();
+		logger.warn("This instance ({}) did not run for {} ms (stopped, suspended or paused longer than the peer timeout of {} ms): "
+				+ "peers may have taken over, so it lets go of {} and competes anew at the next decision", this.settings.instanceId(),
+				gapNanos / 1_000_000L, this.settings.peerTimeout().toMillis(), released.isEmpty() ? "no cluster" : released);
 	}
 
 	private void validate(Builder builder) {
@@ -256,6 +317,10 @@ public final class PollingManager implements AutoCloseable {
 		// Holder: extend first, then check that no peer with precedence holds too.
 		if (c.state.renewIfHolding(RENEWAL_MARGIN.toNanos())) {
 			List<PeerObservation> observations = observePeers(c);
+			if (!c.state.isHolding()) {
+				// this JVM was stopped while it asked (the hold is void) or the cluster was released meanwhile
+				return decision(c, c.state.isPaused() ? Reason.PAUSED : Reason.STOPPED, observations, start);
+			}
 			for (PeerObservation o : observations) {
 				if (isHolding(c, o) && o.state() == PeerState.ANSWERED && precedes(o.instanceId())) {
 					c.state.release();
@@ -792,6 +857,9 @@ public final class PollingManager implements AutoCloseable {
 			}
 		}
 		unregisterMBeans();
+		if (this.stopDetector != null) {
+			this.stopDetector.close();
+		}
 		// requests still waiting for the database finish on their own (a release then still lands)
 		this.coordinatorCalls.shutdown();
 		if (this.ownsPeerClient) {
@@ -919,6 +987,9 @@ public final class PollingManager implements AutoCloseable {
 			}
 			catch (Exception ex) {
 				unregisterMBeans();
+		if (this.stopDetector != null) {
+			this.stopDetector.close();
+		}
 				throw new IllegalStateException("Could not register the polling MBean " + name + ": " + ex.getMessage(), ex);
 			}
 		}

@@ -1,13 +1,15 @@
 package dev.polling.core.internal;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import dev.polling.core.TimeSource;
 
 /**
  * The hold state of one cluster in this instance: last activity and candidacy as monotonic
  * nanoseconds. Lock-free: activity is extended with a compare-and-set so that a release or pause
- * cannot be overwritten by a late {@link #recordActivity()}.
+ * cannot be overwritten by a late {@link #recordActivity()}. A hold granted before a detected stop
+ * of this JVM (see {@link StopDetector}) is void: peers may have taken over meanwhile.
  */
 public final class ClusterState {
 
@@ -24,14 +26,39 @@ public final class ClusterState {
 
 	private volatile boolean paused;
 
+	/** How many stops of this JVM were detected so far. */
+	private final LongSupplier stops;
+
+	/** The stop count when the hold was granted. */
+	private volatile long grantStops;
+
 	public ClusterState(TimeSource time, long waitNanos) {
+		this(time, waitNanos, () -> 0);
+	}
+
+	/**
+	 * @param stops how many stops of this JVM were detected so far ({@link StopDetector#stops()}); a hold
+	 * granted before the latest one is void
+	 */
+	public ClusterState(TimeSource time, long waitNanos, LongSupplier stops) {
 		this.time = time;
 		this.waitNanos = waitNanos;
+		this.stops = stops;
+	}
+
+	/** The last activity, or {@link #NONE} when never, released, or granted before a detected stop. */
+	private long lastActivity() {
+		long last = this.lastActivity.get();
+		if (last != NONE && this.stops.getAsLong() != this.grantStops) {
+			this.lastActivity.compareAndSet(last, NONE);
+			return NONE;
+		}
+		return last;
 	}
 
 	/** Milliseconds since the last activity, {@link Long#MAX_VALUE} when never or released. */
 	public long elapsedMillis() {
-		long last = this.lastActivity.get();
+		long last = lastActivity();
 		if (last == NONE) {
 			return Long.MAX_VALUE;
 		}
@@ -52,7 +79,7 @@ public final class ClusterState {
 	 */
 	public long[] snapshot() {
 		long since = this.candidateSince;
-		long last = this.lastActivity.get();
+		long last = lastActivity();
 		long now = this.time.nanoTime();
 		long elapsed = (last == NONE) ? Long.MAX_VALUE : Math.max(0, (now - last) / 1_000_000L);
 		long candidateAge = (since == NONE) ? -1 : Math.max(0, (now - since) / 1_000_000L);
@@ -60,7 +87,7 @@ public final class ClusterState {
 	}
 
 	public boolean isHolding() {
-		long last = this.lastActivity.get();
+		long last = lastActivity();
 		return !this.paused && last != NONE && this.time.nanoTime() - last < this.waitNanos;
 	}
 
@@ -83,7 +110,7 @@ public final class ClusterState {
 
 	private boolean extend(long limitNanos) {
 		while (true) {
-			long last = this.lastActivity.get();
+			long last = lastActivity();
 			long now = this.time.nanoTime();
 			if (this.paused || last == NONE || now - last >= limitNanos) {
 				return false;
@@ -96,6 +123,7 @@ public final class ClusterState {
 
 	/** Starts holding now; ends candidacy. The activity is set before candidacy ends. */
 	public void grant() {
+		this.grantStops = this.stops.getAsLong(); // before the activity: a reader that sees the hold sees its count
 		this.lastActivity.set(this.time.nanoTime());
 		this.candidateSince = NONE;
 	}

@@ -1,0 +1,88 @@
+package dev.polling.core.internal;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/**
+ * Notices that this JVM did not run for a while: stopped (SIGSTOP, a frozen container, a suspended
+ * VM), a very long GC pause, or a starved process. A daemon thread beats every interval; every
+ * {@link #stops()} call beats too, so the first thread to run after a stop sees it at once, before
+ * the heartbeat thread is scheduled again. A gap between two beats longer than the threshold counts
+ * as one stop.
+ *
+ * <p>Why: under {@code proceed} a peer that cannot reach a holder for the peer timeout takes the
+ * cluster over. A holder stopped that long may wake up believing it still holds, and would report
+ * and poll as holder until its next decision. Holds granted before a detected stop are void
+ * ({@link ClusterState}). Uses real monotonic time, not the injectable time source, since only a
+ * real stop matters.
+ */
+public final class StopDetector implements AutoCloseable {
+
+	/** How often the heartbeat thread beats. */
+	public static final Duration INTERVAL = Duration.ofMillis(100);
+
+	private final long thresholdNanos;
+
+	private final LongConsumer onStop;
+
+	private final AtomicLong heartbeat = new AtomicLong(System.nanoTime());
+
+	private final AtomicLong stops = new AtomicLong();
+
+	private final Thread thread;
+
+	private volatile boolean closed;
+
+	/**
+	 * Starts the heartbeat thread.
+	 * @param threshold a gap longer than this is a stop
+	 * @param onStop called with the gap in nanoseconds, once per stop, on the thread that noticed it
+	 */
+	public StopDetector(Duration threshold, LongConsumer onStop) {
+		this.thresholdNanos = threshold.toNanos();
+		this.onStop = onStop;
+		this.thread = new Thread(this::run, "polling-stop-detector");
+		this.thread.setDaemon(true);
+		this.thread.start();
+	}
+
+	/** How many stops were detected so far (checking for one first). */
+	public long stops() {
+		beat();
+		return this.stops.get();
+	}
+
+	private void beat() {
+		long last = this.heartbeat.get();
+		long now = System.nanoTime();
+		long gap = now - last;
+		if (gap <= 0) {
+			return;
+		}
+		if (this.heartbeat.compareAndSet(last, now) && gap > this.thresholdNanos) {
+			this.stops.incrementAndGet();
+			this.onStop.accept(gap);
+		}
+	}
+
+	private void run() {
+		while (!this.closed) {
+			beat();
+			try {
+				TimeUnit.NANOSECONDS.sleep(INTERVAL.toNanos());
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+		}
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		this.thread.interrupt();
+	}
+
+}

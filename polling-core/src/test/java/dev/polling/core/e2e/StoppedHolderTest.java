@@ -1,0 +1,63 @@
+package dev.polling.core.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A holder whose JVM is stopped (SIGSTOP) for longer than the peer timeout, under the default
+ * policy {@code proceed}: the other instance counts it as unreachable, hence idle, and takes the
+ * cluster over. When the stopped JVM continues (SIGCONT) its hold is still within the wait time.
+ * Without stop detection it went on reporting (and polling) as holder until its next decision, and
+ * the instance that had taken over then yielded to it (lower instance id): two holders, then a
+ * handover back. With it, the resumed instance lets go at once and the cluster stays where it is.
+ * Two JVMs, real signals.
+ */
+class StoppedHolderTest {
+
+	private static final long TICK_MILLIS = 500;
+
+	private static final long PEER_TIMEOUT_MILLIS = 500;
+
+	private PeerProcesses instances;
+
+	@AfterEach
+	void stop() {
+		if (this.instances != null) {
+			this.instances.close();
+		}
+	}
+
+	@Test
+	void aHolderResumedAfterAStopLetsGoAndTheInstanceThatTookOverKeepsTheCluster() throws Exception {
+		this.instances = new PeerProcesses(TICK_MILLIS, PEER_TIMEOUT_MILLIS, "a", "b");
+		await().atMost(Duration.ofSeconds(60)).until(() -> this.instances.holders().size() == 1);
+		String stopped = this.instances.holders().get(0);
+		String other = stopped.equals("a") ? "b" : "a";
+
+		this.instances.signal(stopped, "STOP");
+		// reading the stopped JVM would block until it continues: watch the other one only
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> this.instances.isHolding(other));
+		Thread.sleep(1000); // stopped for about 2-3 s in all, well inside the 10 s wait time of its hold
+		this.instances.signal(stopped, "CONT");
+
+		List<String> seen = new ArrayList<>();
+		long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (System.nanoTime() < end) {
+			boolean stoppedHolds = this.instances.isHolding(stopped);
+			boolean otherHolds = this.instances.isHolding(other);
+			seen.add((stoppedHolds ? stopped : "-") + "/" + (otherHolds ? other : "-"));
+			Thread.sleep(50);
+		}
+		assertThat(seen).as("holders sampled every 50 ms for 5 s after SIGCONT (the resumed instance / the other)")
+			.hasSizeGreaterThan(20)
+			.allMatch((sample) -> sample.equals("-/" + other));
+	}
+
+}
