@@ -80,10 +80,11 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		DECISION_TOO_SLOW(Outcome.REFUSED),
 
 		/**
-		 * Refused: this instance held the cluster, but its JVM did not run for longer than the peer
-		 * timeout (stopped, suspended, a long pause) or the hold was released while it asked the peers;
-		 * under {@code proceed} a peer may have taken over, so the hold is void and the next decision
-		 * competes anew.
+		 * Refused: this JVM did not run for longer than the peer timeout (stopped, suspended, a long
+		 * pause). A hold from before is void (under {@code proceed} a peer may have taken over), and for
+		 * twice the peer timeout after the stop this instance does not acquire, since answers to requests
+		 * that were under way during the stop say nothing about the peers. Also when the hold was
+		 * released while the holder asked the peers.
 		 */
 		STOPPED(Outcome.REFUSED),
 

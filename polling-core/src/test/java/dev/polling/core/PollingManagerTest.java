@@ -252,6 +252,33 @@ class PollingManagerTest {
 		assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
+	/**
+	 * What follows a detected stop of the JVM (the detection itself, with real signals, is in
+	 * {@code e2e.StoppedHolderTest}): the hold from before is void, so a peer takes over at once; and
+	 * for twice the peer timeout the resumed instance does not acquire, because a peer that is
+	 * "unknown" right after the stop may only be so because this JVM did not run (the chaos run: a
+	 * resumed instance took a cluster 60 ms after SIGCONT on a request still pending from before
+	 * its stop, while the peer held the cluster).
+	 */
+	@Test
+	void aStopVoidsTheHoldAndTheResumedInstanceDoesNotAcquireRightAfterIt() throws Exception {
+		List<PollingManager> m = cluster(2, (s) -> s.withPeerTimeout(Duration.ofMillis(500)));
+		PollingManager a = m.get(0);
+		PollingManager b = m.get(1);
+		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
+		long stoppedAt = System.nanoTime();
+		a.stopDetector().recordStop(Duration.ofSeconds(5).toNanos());
+		assertThat(a.isHolding(CLUSTER)).as("a hold from before the stop").isFalse();
+		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+
+		blockPeer(1); // b does not answer: unknown, which proceed counts as idle
+		assertThat(a.decide(CLUSTER).reason()).as("right after the stop").isEqualTo(Reason.STOPPED);
+		long graceMillis = 2 * 500;
+		Thread.sleep(Math.max(0, graceMillis + 50 - (System.nanoTime() - stoppedAt) / 1_000_000));
+		assertThat(a.decide(CLUSTER).reason()).as("twice the peer timeout later, proceed applies again")
+			.isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
 	@Test
 	void ofTwoHoldersAfterASplitTheOneWithTheHigherIdYields() throws Exception {
 		List<PollingManager> m = cluster(2, UnaryOperator.identity());

@@ -33,6 +33,11 @@ public final class StopDetector implements AutoCloseable {
 
 	private final Thread thread;
 
+	private static final long NEVER = Long.MIN_VALUE;
+
+	/** When the latest stop was detected (System.nanoTime), or {@link #NEVER}. */
+	private volatile long lastStop = NEVER;
+
 	private volatile boolean closed;
 
 	/**
@@ -62,9 +67,30 @@ public final class StopDetector implements AutoCloseable {
 			return;
 		}
 		if (this.heartbeat.compareAndSet(last, now) && gap > this.thresholdNanos) {
-			this.stops.incrementAndGet();
-			this.onStop.accept(gap);
+			recordStop(gap);
 		}
+	}
+
+	/**
+	 * Records a stop of the given length as if it had just ended: voids the holds granted before it
+	 * and calls the callback. Called by the detection; public for tests of what follows a stop.
+	 * @param gapNanos how long the JVM did not run
+	 */
+	public void recordStop(long gapNanos) {
+		this.lastStop = System.nanoTime();
+		this.stops.incrementAndGet();
+		this.onStop.accept(gapNanos);
+	}
+
+	/**
+	 * Whether a stop was detected within the given time: answers to requests that were under way
+	 * during the stop say nothing about the peers (a request "still pending" or timed out because this
+	 * JVM, not the peer, did not run).
+	 */
+	public boolean stoppedWithin(Duration window) {
+		stops();
+		long at = this.lastStop;
+		return at != NEVER && System.nanoTime() - at < window.toNanos();
 	}
 
 	private void run() {
