@@ -190,6 +190,15 @@ public final class PollingManager implements AutoCloseable {
 		return (timeout.compareTo(MIN_STOP_THRESHOLD) < 0) ? MIN_STOP_THRESHOLD : timeout;
 	}
 
+	/**
+	 * Whether this JVM resumed from a stop less than twice the peer timeout ago (and the cluster is
+	 * one a stop matters for): it does not acquire the cluster yet.
+	 */
+	private boolean justStopped(ClusterRuntime c) {
+		StopDetector stops = this.stopDetector;
+		return c.stopSensitive && stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(2));
+	}
+
 	/** The stop detector, null when no cluster needs one; for tests of what follows a stop. */
 	@Nullable StopDetector stopDetector() {
 		return this.stopDetector;
@@ -358,7 +367,7 @@ public final class PollingManager implements AutoCloseable {
 
 		// Candidate, first round: refuse cheaply while anybody holds or acquires.
 		List<PeerObservation> first = observePeers(c);
-		if (c.stopSensitive && this.stopDetector != null && this.stopDetector.stoppedWithin(this.settings.peerTimeout().multipliedBy(2))) {
+		if (justStopped(c)) {
 			// just resumed from a stop: requests that were under way during it report peers as unknown
 			// (timed out, still pending) because this JVM did not run, and proceed would count them idle;
 			// seen in the chaos run: a resumed instance took a cluster 60 ms after SIGCONT while its peer held it
@@ -1140,8 +1149,10 @@ public final class PollingManager implements AutoCloseable {
 		@Override
 		public long[] getCoordinationState() {
 			long[] snapshot = this.c.state.snapshot();
-			// paused here: takes no part in balancing this cluster
-			return new long[] { snapshot[0], snapshot[1], this.c.state.isPaused() ? -1 : heldClusters() };
+			// paused here, or just resumed from a stop (does not acquire yet): takes no part in balancing this
+			// cluster, so peers neither hand it over to this instance nor leave it free for it
+			boolean outOfBalancing = this.c.state.isPaused() || justStopped(this.c);
+			return new long[] { snapshot[0], snapshot[1], outOfBalancing ? -1 : heldClusters() };
 		}
 
 		@Override

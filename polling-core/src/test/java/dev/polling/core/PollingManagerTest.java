@@ -269,7 +269,13 @@ class PollingManagerTest {
 		long stoppedAt = System.nanoTime();
 		a.stopDetector().recordStop(Duration.ofSeconds(5).toNanos());
 		assertThat(a.isHolding(CLUSTER)).as("a hold from before the stop").isFalse();
-		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		Decision takeover = b.decide(CLUSTER);
+		assertThat(takeover.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(takeover.peers()).as("a takes no part in balancing while it does not acquire")
+			.anySatisfy((o) -> {
+				assertThat(o.instanceId()).isEqualTo("a");
+				assertThat(o.heldClusters()).isEqualTo(-1);
+			});
 
 		blockPeer(1); // b does not answer: unknown, which proceed counts as idle
 		assertThat(a.decide(CLUSTER).reason()).as("right after the stop").isEqualTo(Reason.STOPPED);
