@@ -4,7 +4,6 @@ import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
@@ -66,10 +65,10 @@ public final class QueueBenchmark {
 			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			createDbSchedulerTable(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL embedded (zonky, %s), %d instances x %d threads, "
-					+ "%d messages per round, trivial handlers%n", version(admin), INSTANCES, THREADS, n);
+					+ "%d messages per round, trivial handlers%n", BenchSql.version(admin), INSTANCES, THREADS, n);
 			List<HikariDataSource> pools = new ArrayList<>();
 			for (int i = 0; i < INSTANCES + 1; i++) {
-				pools.add(pool(postgres.getJdbcUrl("postgres", "postgres")));
+				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 8));
 			}
 			try {
 				for (int round = 0; round <= rounds; round++) {
@@ -112,7 +111,7 @@ public final class QueueBenchmark {
 		while (done.sum() < n) {
 			Thread.sleep(5);
 		}
-		awaitCount(pools.get(INSTANCES), "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name
+		BenchSql.awaitCount(pools.get(INSTANCES), "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name
 				+ "' AND state = 'DONE'", n);
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 		instances.forEach((workers) -> workers.stop(Duration.ofSeconds(10)));
@@ -149,46 +148,16 @@ public final class QueueBenchmark {
 			Thread.sleep(5);
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-		awaitCount(pools.get(INSTANCES), "SELECT " + n + " - COUNT(*) FROM scheduled_tasks WHERE task_name = '"
+		BenchSql.awaitCount(pools.get(INSTANCES), "SELECT " + n + " - COUNT(*) FROM scheduled_tasks WHERE task_name = '"
 				+ task.getName() + "'", n);
 		schedulers.forEach(Scheduler::stop);
 		return elapsed;
-	}
-
-	private static void awaitCount(DataSource dataSource, String sql, long expected) throws Exception {
-		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-			while (true) {
-				try (ResultSet result = statement.executeQuery(sql)) {
-					result.next();
-					if (result.getLong(1) >= expected) {
-						return;
-					}
-				}
-				Thread.sleep(20);
-			}
-		}
 	}
 
 	private static void report(String round, String scenario, int n, Duration elapsed) {
 		double perSecond = n / (elapsed.toNanos() / 1e9);
 		System.out.printf(Locale.ROOT, "%-8s %-13s %,8d messages in %6.2f s = %,8.0f per second%n", round, scenario, n,
 				elapsed.toNanos() / 1e9, perSecond);
-	}
-
-	private static HikariDataSource pool(String url) {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl(url);
-		config.setMaximumPoolSize(8);
-		return new HikariDataSource(config);
-	}
-
-	private static String version(DataSource dataSource) throws Exception {
-		try (Connection connection = dataSource.getConnection();
-				Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery("SHOW server_version")) {
-			result.next();
-			return "PostgreSQL " + result.getString(1);
-		}
 	}
 
 	/** db-scheduler's table, written from its documented column list for PostgreSQL. */

@@ -1,0 +1,228 @@
+package dev.polling.benchmarks;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.Schema;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.delivery.DeliveryDestination;
+import dev.polling.jdbc.delivery.DeliveryDispatcher;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.delivery.DeliveryListener;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
+
+/**
+ * Delivered messages per second of the {@link DeliveryGuard} with its {@link DeliveryDispatcher},
+ * against a plain at-least-once outbox loop, in one JVM on one embedded PostgreSQL 17 (zonky
+ * binaries, default settings: {@code fsync} and {@code synchronous_commit} on). The sender is
+ * trivial (counts), so the figures are the cost of the bookkeeping per message.
+ * <p>
+ * Each scenario stores N messages first, then starts the dispatchers and measures the time until
+ * the last one is recorded as delivered: rate = N / time. Scenarios:
+ * <ol>
+ * <li>{@code guard x1}: one instance (one dispatcher thread, as each instance of the starter has);</li>
+ * <li>{@code guard x2}: two instances, each its own pool and guard;</li>
+ * <li>{@code outbox x2}: the common outbox loop on a table of its own, two threads: in one
+ * transaction lock up to 10 pending rows ({@code FOR UPDATE SKIP LOCKED}), send them, mark them
+ * delivered, commit. Cheaper, but a crash after a send and before the commit sends those rows again,
+ * and nothing ever says which: the guard pays a committed claim before each send to know.</li>
+ * </ol>
+ * A warm-up round with N/10 messages runs first. Arguments (optional): N (default 5000), rounds
+ * (default 2).
+ */
+public final class DeliveryBenchmark {
+
+	private static final String DESTINATION = "bench";
+
+	private DeliveryBenchmark() {
+	}
+
+	/**
+	 * Runs the benchmark and prints one line per scenario and round.
+	 * @param args N, rounds
+	 * @throws Exception on failure
+	 */
+	public static void main(String[] args) throws Exception {
+		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 5_000;
+		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
+		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+			DataSource admin = postgres.getPostgresDatabase();
+			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
+			try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("CREATE TABLE bench_outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, "
+						+ "state VARCHAR(16) NOT NULL, delivered_at TIMESTAMPTZ)");
+				statement.execute("CREATE INDEX bench_outbox_pending ON bench_outbox (id) WHERE state = 'PENDING'");
+			}
+			System.out.printf(Locale.ROOT, "Delivery benchmark: PostgreSQL embedded (zonky, %s), %d messages per round, "
+					+ "trivial sender%n", BenchSql.version(admin), n);
+			List<HikariDataSource> pools = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 4));
+			}
+			try {
+				for (int round = 0; round <= rounds; round++) {
+					int size = (round == 0) ? Math.max(500, n / 10) : n;
+					String label = (round == 0) ? "warm-up" : "round " + round;
+					report(label, "guard x1", size, guard(pools, size, 1));
+					report(label, "guard x2", size, guard(pools, size, 2));
+					report(label, "outbox x2", size, outbox(pools, size, 2));
+				}
+			}
+			finally {
+				pools.forEach(HikariDataSource::close);
+			}
+		}
+	}
+
+	private static Duration guard(List<HikariDataSource> pools, int n, int instances) throws Exception {
+		String run = "r" + System.nanoTime();
+		LongAdder sent = new LongAdder();
+		DeliveryGuard producer = DeliveryGuard.builder(pools.get(2)).instanceId("producer")
+			.destination(DeliveryDestination.of(DESTINATION, (delivery) -> sent.increment()))
+			.build();
+		try (Connection connection = pools.get(2).getConnection()) {
+			connection.setAutoCommit(false);
+			for (int i = 0; i < n; i++) {
+				producer.store(connection, DESTINATION, run + ":" + i, "payload " + i);
+				if (i % 1000 == 999 || i == n - 1) {
+					connection.commit();
+				}
+			}
+		}
+		LongAdder delivered = new LongAdder();
+		DeliveryListener recorded = new DeliveryListener() {
+
+			@Override
+			public void onDelivered(String destination) {
+				delivered.increment(); // after the post-update committed
+			}
+
+		};
+		analyzeIfAsked(pools.get(2), "polling_delivery");
+		List<DeliveryDispatcher> dispatchers = new ArrayList<>();
+		for (int i = 0; i < instances; i++) {
+			DeliveryGuard guard = DeliveryGuard.builder(pools.get(i)).instanceId("instance-" + i)
+				.destination(DeliveryDestination.of(DESTINATION, (delivery) -> sent.increment()))
+				.listener(recorded)
+				.build();
+			dispatchers.add(new DeliveryDispatcher(guard, 10, Duration.ofMillis(100), Duration.ofSeconds(30)));
+		}
+		long start = System.nanoTime();
+		dispatchers.forEach(DeliveryDispatcher::start);
+		while (delivered.sum() < n) {
+			Thread.sleep(5);
+		}
+		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+		dispatchers.forEach((dispatcher) -> dispatcher.stop(Duration.ofSeconds(10)));
+		if (sent.sum() != n) {
+			throw new IllegalStateException("sent " + sent.sum() + " times for " + n + " messages");
+		}
+		BenchSql.awaitCount(pools.get(2), "SELECT COUNT(*) FROM polling_delivery WHERE idempotency_key LIKE '" + run
+				+ ":%' AND state = 'DELIVERED'", n);
+		return elapsed;
+	}
+
+	private static Duration outbox(List<HikariDataSource> pools, int n, int threads) throws Exception {
+		try (Connection connection = pools.get(2).getConnection();
+				PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_outbox (payload, state) VALUES (?, 'PENDING')")) {
+			connection.setAutoCommit(false);
+			for (int i = 0; i < n; i++) {
+				insert.setString(1, "payload " + i);
+				insert.addBatch();
+				if (i % 1000 == 999 || i == n - 1) {
+					insert.executeBatch();
+					connection.commit();
+				}
+			}
+		}
+		analyzeIfAsked(pools.get(2), "bench_outbox");
+		LongAdder sent = new LongAdder();
+		List<Thread> workers = new ArrayList<>();
+		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+		long start = System.nanoTime();
+		for (int t = 0; t < threads; t++) {
+			DataSource pool = pools.get(t);
+			Thread worker = new Thread(() -> {
+				try {
+					outboxLoop(pool, sent);
+				}
+				catch (Exception ex) {
+					failures.add(ex);
+				}
+			}, "outbox-" + t);
+			worker.start();
+			workers.add(worker);
+		}
+		for (Thread worker : workers) {
+			worker.join();
+		}
+		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+		if (!failures.isEmpty()) {
+			throw failures.get(0);
+		}
+		if (sent.sum() != n) {
+			throw new IllegalStateException("sent " + sent.sum() + " times for " + n + " messages");
+		}
+		try (Connection connection = pools.get(2).getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("DELETE FROM bench_outbox");
+		}
+		return elapsed;
+	}
+
+	/**
+	 * With {@code -Danalyze=true}: refreshes the table's statistics after the messages were stored, as
+	 * autovacuum does in a running system (a table filled a moment ago is planned from old figures).
+	 */
+	private static void analyzeIfAsked(DataSource dataSource, String table) throws Exception {
+		if (Boolean.getBoolean("analyze")) {
+			try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("ANALYZE " + table);
+			}
+		}
+	}
+
+	/** Locks up to 10 pending rows, sends them, marks them delivered, commits; until none is left. */
+	private static void outboxLoop(DataSource pool, LongAdder sent) throws Exception {
+		try (Connection connection = pool.getConnection();
+				PreparedStatement lock = connection.prepareStatement("SELECT id, payload FROM bench_outbox WHERE state = 'PENDING' "
+						+ "ORDER BY id LIMIT 10 FOR UPDATE SKIP LOCKED");
+				PreparedStatement done = connection.prepareStatement("UPDATE bench_outbox SET state = 'DELIVERED', "
+						+ "delivered_at = now() WHERE id = ANY (?)")) {
+			connection.setAutoCommit(false);
+			while (true) {
+				List<Long> ids = new ArrayList<>();
+				try (ResultSet rows = lock.executeQuery()) {
+					while (rows.next()) {
+						ids.add(rows.getLong(1));
+						rows.getString(2); // the payload goes to the (trivial) sender
+						sent.increment();
+					}
+				}
+				if (ids.isEmpty()) {
+					connection.commit();
+					return;
+				}
+				Array array = connection.createArrayOf("bigint", ids.toArray());
+				done.setArray(1, array);
+				done.executeUpdate();
+				connection.commit();
+			}
+		}
+	}
+
+	private static void report(String round, String scenario, int n, Duration elapsed) {
+		System.out.printf(Locale.ROOT, "%-8s %-10s %,7d messages in %6.2f s = %,7.0f delivered per second%n", round, scenario, n,
+				elapsed.toNanos() / 1e9, n / (elapsed.toNanos() / 1e9));
+	}
+
+}
