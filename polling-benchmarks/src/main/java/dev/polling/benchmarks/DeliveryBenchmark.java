@@ -8,6 +8,7 @@ import dev.polling.jdbc.delivery.DeliveryDestination;
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryListener;
+import dev.polling.jdbc.delivery.DeliverySender;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Array;
 import java.sql.Connection;
@@ -31,6 +32,7 @@ import javax.sql.DataSource;
  * the last one is recorded as delivered: rate = N / time. Scenarios:
  * <ol>
  * <li>{@code guard x1}: one instance (one dispatcher thread, as each instance of the starter has);</li>
+ * <li>{@code guard x1 t4}: one instance with four dispatcher threads ({@code polling.jdbc.delivery.threads=4});</li>
  * <li>{@code guard x2}: two instances, each its own pool and guard;</li>
  * <li>{@code outbox x2}: the common outbox loop on a table of its own, two threads: in one
  * transaction lock up to 10 pending rows ({@code FOR UPDATE SKIP LOCKED}), send them, mark them
@@ -38,7 +40,8 @@ import javax.sql.DataSource;
  * and nothing ever says which: the guard pays a committed claim before each send to know.</li>
  * </ol>
  * A warm-up round with N/10 messages runs first. Arguments (optional): N (default 5000), rounds
- * (default 2).
+ * (default 2), how long each send takes in ms (default 0; with a slow sender the outbox loop, which
+ * sends while it holds its row locks, is left out).
  */
 public final class DeliveryBenchmark {
 
@@ -55,6 +58,7 @@ public final class DeliveryBenchmark {
 	public static void main(String[] args) throws Exception {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 5_000;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
+		int sendMillis = (args.length > 2) ? Integer.parseInt(args[2]) : 0;
 		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
 			DataSource admin = postgres.getPostgresDatabase();
 			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
@@ -64,7 +68,7 @@ public final class DeliveryBenchmark {
 				statement.execute("CREATE INDEX bench_outbox_pending ON bench_outbox (id) WHERE state = 'PENDING'");
 			}
 			System.out.printf(Locale.ROOT, "Delivery benchmark: PostgreSQL embedded (zonky, %s), %d messages per round, "
-					+ "trivial sender%n", BenchSql.version(admin), n);
+					+ "sender taking %d ms%n", BenchSql.version(admin), n, sendMillis);
 			List<HikariDataSource> pools = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 4));
@@ -73,9 +77,12 @@ public final class DeliveryBenchmark {
 				for (int round = 0; round <= rounds; round++) {
 					int size = (round == 0) ? Math.max(500, n / 10) : n;
 					String label = (round == 0) ? "warm-up" : "round " + round;
-					report(label, "guard x1", size, guard(pools, size, 1));
-					report(label, "guard x2", size, guard(pools, size, 2));
-					report(label, "outbox x2", size, outbox(pools, size, 2));
+					report(label, "guard x1", size, guard(pools, size, 1, 1, sendMillis));
+					report(label, "guard x1 t4", size, guard(pools, size, 1, 4, sendMillis));
+					report(label, "guard x2", size, guard(pools, size, 2, 1, sendMillis));
+					if (sendMillis == 0) {
+						report(label, "outbox x2", size, outbox(pools, size, 2));
+					}
 				}
 			}
 			finally {
@@ -84,11 +91,18 @@ public final class DeliveryBenchmark {
 		}
 	}
 
-	private static Duration guard(List<HikariDataSource> pools, int n, int instances) throws Exception {
+	private static Duration guard(List<HikariDataSource> pools, int n, int instances, int threads, int sendMillis)
+			throws Exception {
 		String run = "r" + System.nanoTime();
 		LongAdder sent = new LongAdder();
+		DeliverySender sender = (delivery) -> {
+			if (sendMillis > 0) {
+				Thread.sleep(sendMillis);
+			}
+			sent.increment();
+		};
 		DeliveryGuard producer = DeliveryGuard.builder(pools.get(2)).instanceId("producer")
-			.destination(DeliveryDestination.of(DESTINATION, (delivery) -> sent.increment()))
+			.destination(DeliveryDestination.of(DESTINATION, sender))
 			.build();
 		try (Connection connection = pools.get(2).getConnection()) {
 			connection.setAutoCommit(false);
@@ -112,10 +126,10 @@ public final class DeliveryBenchmark {
 		List<DeliveryDispatcher> dispatchers = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
 			DeliveryGuard guard = DeliveryGuard.builder(pools.get(i)).instanceId("instance-" + i)
-				.destination(DeliveryDestination.of(DESTINATION, (delivery) -> sent.increment()))
+				.destination(DeliveryDestination.of(DESTINATION, sender))
 				.listener(recorded)
 				.build();
-			dispatchers.add(new DeliveryDispatcher(guard, 10, Duration.ofMillis(100), Duration.ofSeconds(30)));
+			dispatchers.add(new DeliveryDispatcher(guard, threads, 10, Duration.ofMillis(100), Duration.ofSeconds(30)));
 		}
 		long start = System.nanoTime();
 		dispatchers.forEach(DeliveryDispatcher::start);
@@ -221,7 +235,7 @@ public final class DeliveryBenchmark {
 	}
 
 	private static void report(String round, String scenario, int n, Duration elapsed) {
-		System.out.printf(Locale.ROOT, "%-8s %-10s %,7d messages in %6.2f s = %,7.0f delivered per second%n", round, scenario, n,
+		System.out.printf(Locale.ROOT, "%-8s %-11s %,7d messages in %6.2f s = %,7.0f delivered per second%n", round, scenario, n,
 				elapsed.toNanos() / 1e9, n / (elapsed.toNanos() / 1e9));
 	}
 

@@ -1,22 +1,31 @@
 package dev.polling.jdbc.delivery;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a {@link DeliveryGuard} in the background on one daemon thread: delivers due messages of
- * every registered destination in batches, waits {@code pollInterval} when there was nothing to
- * send, and recovers expired leases every {@code recoverInterval}. A failing database is logged
- * once per outage and tried again.
+ * Runs a {@link DeliveryGuard} in the background on daemon threads: each delivers due messages of
+ * every registered destination (each message claimed right before its send, so threads never send
+ * the same message), waits {@code pollInterval} when there was nothing to send; the first thread
+ * also recovers expired leases every {@code recoverInterval}. A failing database is logged once per
+ * outage and tried again. One thread is enough when sends are quick; with slow destinations (an SMTP
+ * session, an HTTP call of tens of milliseconds) more threads deliver more per second.
  */
 public final class DeliveryDispatcher implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(DeliveryDispatcher.class);
 
+	/** Most dispatcher threads per instance. */
+	public static final int MAX_THREADS = 64;
+
 	private final DeliveryGuard guard;
+
+	private final int threads;
 
 	private final int batchSize;
 
@@ -28,19 +37,35 @@ public final class DeliveryDispatcher implements AutoCloseable {
 
 	private volatile boolean running;
 
-	private @Nullable Thread thread;
+	private final List<Thread> started = new ArrayList<>();
 
-	private boolean failing;
+	private final AtomicBoolean failing = new AtomicBoolean();
 
 	/**
-	 * Creates the dispatcher (not started).
+	 * Creates a dispatcher with one thread (not started).
 	 * @param guard the guard
 	 * @param batchSize messages sent per destination and round (each claimed right before its send), 1 to 1000
 	 * @param pollInterval wait when nothing was due, positive
 	 * @param recoverInterval how often expired leases are recovered, positive
 	 */
 	public DeliveryDispatcher(DeliveryGuard guard, int batchSize, Duration pollInterval, Duration recoverInterval) {
+		this(guard, 1, batchSize, pollInterval, recoverInterval);
+	}
+
+	/**
+	 * Creates the dispatcher (not started).
+	 * @param guard the guard
+	 * @param threads sending threads, 1 to {@value #MAX_THREADS}
+	 * @param batchSize messages sent per destination and round by each thread (each claimed right before
+	 * its send), 1 to 1000
+	 * @param pollInterval wait when nothing was due, positive
+	 * @param recoverInterval how often expired leases are recovered, positive
+	 */
+	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval, Duration recoverInterval) {
 		this.guard = Objects.requireNonNull(guard, "guard must not be null");
+		if (threads < 1 || threads > MAX_THREADS) {
+			throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
+		}
 		if (batchSize < 1 || batchSize > 1000) {
 			throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize);
 		}
@@ -49,41 +74,47 @@ public final class DeliveryDispatcher implements AutoCloseable {
 			throw new IllegalArgumentException("pollInterval (" + pollInterval + ") and recoverInterval ("
 					+ recoverInterval + ") must be positive");
 		}
+		this.threads = threads;
 		this.batchSize = batchSize;
 		this.pollInterval = pollInterval;
 		this.recoverInterval = recoverInterval;
 	}
 
 	/**
-	 * Starts the thread; does nothing without destinations or when running.
+	 * Starts the threads; does nothing without destinations or when running.
 	 */
 	public synchronized void start() {
 		if (this.running || this.guard.destinations().isEmpty()) {
 			return;
 		}
 		this.running = true;
-		Thread started = new Thread(this::run, "polling-delivery");
-		started.setDaemon(true);
-		this.thread = started;
-		started.start();
+		for (int i = 0; i < this.threads; i++) {
+			boolean recovers = i == 0;
+			Thread thread = new Thread(() -> run(recovers), (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1));
+			thread.setDaemon(true);
+			this.started.add(thread);
+			thread.start();
+		}
 	}
 
 	/**
-	 * Stops after the send under way (if any) is recorded.
-	 * @param timeout how long to wait
+	 * Stops after the sends under way (if any) are recorded.
+	 * @param timeout how long to wait in all
 	 */
 	public synchronized void stop(Duration timeout) {
 		this.running = false;
 		wakeUp();
-		if (this.thread != null) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (Thread thread : this.started) {
 			try {
-				this.thread.join(Math.max(1, timeout.toMillis()));
+				thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
+				break;
 			}
-			this.thread = null;
 		}
+		this.started.clear();
 	}
 
 	@Override
@@ -92,11 +123,16 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	}
 
 	/**
-	 * Whether the thread runs.
+	 * Whether the threads run.
 	 * @return {@code true} between start and stop
 	 */
 	public boolean isRunning() {
 		return this.running;
+	}
+
+	/** How many sending threads it runs. */
+	public int threads() {
+		return this.threads;
 	}
 
 	/**
@@ -108,24 +144,22 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		}
 	}
 
-	private void run() {
+	private void run(boolean recovers) {
 		long lastRecovery = System.nanoTime();
 		while (this.running) {
 			int attempted = 0;
 			try {
-				if (System.nanoTime() - lastRecovery >= this.recoverInterval.toNanos()) {
+				if (recovers && System.nanoTime() - lastRecovery >= this.recoverInterval.toNanos()) {
 					lastRecovery = System.nanoTime();
 					this.guard.recoverExpired();
 				}
 				attempted = this.guard.deliverDue(this.batchSize);
-				if (this.failing) {
-					this.failing = false;
+				if (this.failing.compareAndSet(true, false)) {
 					logger.info("Delivering outgoing messages works again");
 				}
 			}
 			catch (RuntimeException ex) {
-				if (!this.failing) {
-					this.failing = true;
+				if (this.failing.compareAndSet(false, true)) {
 					logger.warn("Delivering outgoing messages failed; trying again every {}: {}", this.pollInterval,
 							ex.getMessage());
 				}

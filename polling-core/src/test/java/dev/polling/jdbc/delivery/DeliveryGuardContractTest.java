@@ -289,6 +289,35 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).doesNotHaveDuplicates();
 	}
 
+	@Test
+	void severalDispatcherThreadsSendAtTheSameTimeAndEachMessageOnce() {
+		java.util.concurrent.atomic.AtomicInteger sending = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.concurrent.atomic.AtomicInteger mostAtOnce = new java.util.concurrent.atomic.AtomicInteger();
+		List<String> sentKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			mostAtOnce.accumulateAndGet(sending.incrementAndGet(), Math::max);
+			try {
+				Thread.sleep(20); // a slow destination
+				sentKeys.add(delivery.idempotencyKey());
+			}
+			finally {
+				sending.decrementAndGet();
+			}
+		})).build();
+		for (int i = 0; i < 60; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		try (DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 4, 10, Duration.ofMillis(50), Duration.ofSeconds(1))) {
+			assertThat(dispatcher.threads()).isEqualTo(4);
+			dispatcher.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30))
+				.until(() -> guard.entries(DeliveryState.DELIVERED, 1000).stream()
+					.filter((entry) -> entry.destination().equals(this.destination)).count() == 60);
+		}
+		assertThat(sentKeys).hasSize(60).doesNotHaveDuplicates();
+		assertThat(mostAtOnce.get()).as("sends under way at the same time").isGreaterThan(1);
+	}
+
 	static final class CountingListener implements DeliveryListener {
 
 		final LongAdder delivered = new LongAdder();

@@ -259,7 +259,7 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
-			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getBatchSize(),
+			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
 					settings.getPollInterval(), settings.getRecoverInterval()));
 		}
 

@@ -1,5 +1,7 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import dev.polling.jdbc.delivery.DeliveryDispatcher;
+
 import dev.polling.jdbc.TableNames;
 import java.time.Duration;
 
@@ -370,6 +372,13 @@ public class PollingJdbcProperties {
 		private final Backoff backoff = new Backoff("polling.jdbc.delivery");
 
 		/**
+		 * Sending threads of this instance. One is enough for quick destinations; slow ones (an SMTP
+		 * session, an HTTP call) deliver more per second with more. Each message is claimed right
+		 * before its send, so threads never send the same one.
+		 */
+		private int threads = 1;
+
+		/**
 		 * Messages sent per destination and round, each claimed right before its send.
 		 */
 		private int batchSize = 10;
@@ -410,6 +419,14 @@ public class PollingJdbcProperties {
 
 		public Backoff getBackoff() {
 			return this.backoff;
+		}
+
+		public int getThreads() {
+			return this.threads;
+		}
+
+		public void setThreads(int threads) {
+			this.threads = range("polling.jdbc.delivery.threads", threads, 1, DeliveryDispatcher.MAX_THREADS, "1");
 		}
 
 		public int getBatchSize() {

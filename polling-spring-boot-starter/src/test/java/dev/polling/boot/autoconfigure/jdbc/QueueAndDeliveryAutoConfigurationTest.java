@@ -63,6 +63,7 @@ class QueueAndDeliveryAutoConfigurationTest {
 			assertThat(context.getBean(QueueWorkersLifecycle.class).isRunning()).isTrue();
 			assertThat(context.getBean(QueueWorkersLifecycle.class).getWorkers().queues()).containsExactly("mails");
 			assertThat(guard.destinations()).containsOnlyKeys("smtp");
+			assertThat(context.getBean(DeliveryDispatcherLifecycle.class).getDispatcher().threads()).as("default").isOne();
 			TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
 			transaction.executeWithoutResult((status) -> {
 				queue.enqueue("mails", "customer-1", "mail-1");
@@ -159,6 +160,15 @@ class QueueAndDeliveryAutoConfigurationTest {
 	}
 
 	@Test
+	void runsAsManySendingThreadsAsConfigured() {
+		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.delivery.threads=3").run((context) -> {
+			assertThat(context.getBean(DeliveryDispatcherLifecycle.class).getDispatcher().threads()).isEqualTo(3);
+			assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+				.contains("polling-delivery-1", "polling-delivery-2", "polling-delivery-3");
+		});
+	}
+
+	@Test
 	void backsOffWhenTheQueueOrTheDeliveryGuardIsDisabled() {
 		this.runner.withPropertyValues("polling.jdbc.queue.enabled=false", "polling.jdbc.delivery.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(WorkQueue.class)
@@ -174,6 +184,11 @@ class QueueAndDeliveryAutoConfigurationTest {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("polling.jdbc.queue.threads must be between 1 and 256 but was 0");
+		});
+		this.runner.withPropertyValues("polling.jdbc.delivery.threads=65").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling.jdbc.delivery.threads must be between 1 and 64 but was 65");
 		});
 		this.runner.withPropertyValues("polling.jdbc.delivery.lease-time=100ms").run((context) -> {
 			assertThat(context).hasFailed();
