@@ -285,6 +285,16 @@ class PollingManagerTest {
 			.isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
+	/** Under presume-last-known too: a peer restarted during the stop never heard from the holder. */
+	@Test
+	void aStopVoidsTheHoldUnderPresumeLastKnownToo() {
+		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		m.get(0).stopDetector().recordStop(Duration.ofSeconds(5).toNanos());
+		assertThat(m.get(0).isHolding(CLUSTER)).isFalse();
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
 	@Test
 	void ofTwoHoldersAfterASplitTheOneWithTheHigherIdYields() throws Exception {
 		List<PollingManager> m = cluster(2, UnaryOperator.identity());

@@ -13,7 +13,7 @@ import java.util.function.LongConsumer;
  * as one stop.
  *
  * <p>Why: under {@code proceed} a peer that cannot reach a holder for the peer timeout takes the
- * cluster over. A holder stopped that long may wake up believing it still holds, and would report
+ * cluster over (under {@code presume-last-known} too, when it never had an answer from the holder). A holder stopped that long may wake up believing it still holds, and would report
  * and poll as holder until its next decision. Holds granted before a detected stop are void
  * ({@link ClusterState}). Uses real monotonic time, not the injectable time source, since only a
  * real stop matters.
