@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 
@@ -162,7 +163,7 @@ public final class DeliveryBenchmark {
 		analyzeIfAsked(pools.get(2), "bench_outbox");
 		LongAdder sent = new LongAdder();
 		List<Thread> workers = new ArrayList<>();
-		List<Exception> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Exception> failures = new CopyOnWriteArrayList<>();
 		long start = System.nanoTime();
 		for (int t = 0; t < threads; t++) {
 			DataSource pool = pools.get(t);

@@ -15,6 +15,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -104,7 +107,7 @@ public final class PollingManager implements AutoCloseable {
 	private final boolean balanceClusters;
 
 	/** Runs the requests to coordinators (database rows) so a decision can stop waiting for them. */
-	private final java.util.concurrent.ExecutorService coordinatorCalls = java.util.concurrent.Executors.newCachedThreadPool((task) -> {
+	private final ExecutorService coordinatorCalls = Executors.newCachedThreadPool((task) -> {
 		Thread thread = new Thread(task, "polling-coordinator");
 		thread.setDaemon(true);
 		return thread;
@@ -134,12 +137,11 @@ public final class PollingManager implements AutoCloseable {
 			}
 			ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
 			StopDetector stops = this.stopDetector;
-			ClusterState state = (stops != null && isStopSensitive(coordinator))
-					? new ClusterState(this.time, cluster.waitTime().toNanos(), stops::stops)
+			boolean stopSensitive = stops != null && isStopSensitive(coordinator);
+			ClusterState state = stopSensitive ? new ClusterState(this.time, cluster.waitTime().toNanos(), stops::stops)
 					: new ClusterState(this.time, cluster.waitTime().toNanos());
-			ClusterRuntime runtime = new ClusterRuntime(cluster, (coordinator != null) ? List.of() : clusterPeers, state, coordinator);
-			runtime.stopSensitive = stops != null && isStopSensitive(coordinator);
-			runtimes.put(cluster.id(), runtime);
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, (coordinator != null) ? List.of() : clusterPeers, state, coordinator,
+					stopSensitive));
 		}
 		this.clusters = Collections.unmodifiableMap(runtimes);
 		this.clusters.values().forEach((c) -> c.handoverUntil = this.time.nanoTime());
@@ -471,7 +473,7 @@ public final class PollingManager implements AutoCloseable {
 				call = CompletableFuture.supplyAsync(() -> coordinator.acquire(c.definition, this.settings.instanceId()),
 						this.coordinatorCalls);
 			}
-			catch (java.util.concurrent.RejectedExecutionException ex) {
+			catch (RejectedExecutionException ex) {
 				return ClusterCoordinator.Claim.unavailable("the polling manager is closed");
 			}
 			c.coordinatorCall = call;
@@ -820,7 +822,7 @@ public final class PollingManager implements AutoCloseable {
 					coordinator.release(c.definition, this.settings.instanceId());
 				}, this.coordinatorCalls);
 			}
-			catch (java.util.concurrent.RejectedExecutionException ex) {
+			catch (RejectedExecutionException ex) {
 				return;
 			}
 			c.coordinatorCall = call;
@@ -1009,9 +1011,6 @@ public final class PollingManager implements AutoCloseable {
 			}
 			catch (Exception ex) {
 				unregisterMBeans();
-		if (this.stopDetector != null) {
-			this.stopDetector.close();
-		}
 				throw new IllegalStateException("Could not register the polling MBean " + name + ": " + ex.getMessage(), ex);
 			}
 		}
@@ -1089,7 +1088,7 @@ public final class PollingManager implements AutoCloseable {
 		volatile boolean coordinatorSlow;
 
 		/** Whether a stop of this JVM voids the hold (see {@link StopDetector}). */
-		boolean stopSensitive;
+		final boolean stopSensitive;
 
 		/** Fencing token of the latest grant by the coordinator, -1 when none. */
 		volatile long epoch = -1;
@@ -1104,11 +1103,12 @@ public final class PollingManager implements AutoCloseable {
 		volatile boolean peerHeldSince;
 
 		ClusterRuntime(ClusterDefinition definition, List<PeerDefinition> peers, ClusterState state,
-				@Nullable ClusterCoordinator coordinator) {
+				@Nullable ClusterCoordinator coordinator, boolean stopSensitive) {
 			this.definition = definition;
 			this.peers = List.copyOf(peers);
 			this.state = state;
 			this.coordinator = coordinator;
+			this.stopSensitive = stopSensitive;
 		}
 
 		boolean isStandalone() {

@@ -23,6 +23,8 @@ public final class StopDetector implements AutoCloseable {
 	/** How often the heartbeat thread beats. */
 	public static final Duration INTERVAL = Duration.ofMillis(100);
 
+	private static final long NEVER = Long.MIN_VALUE;
+
 	private final long thresholdNanos;
 
 	private final LongConsumer onStop;
@@ -32,8 +34,6 @@ public final class StopDetector implements AutoCloseable {
 	private final AtomicLong stops = new AtomicLong();
 
 	private final Thread thread;
-
-	private static final long NEVER = Long.MIN_VALUE;
 
 	/** When the latest stop was detected (System.nanoTime), or {@link #NEVER}. */
 	private volatile long lastStop = NEVER;

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,14 +25,8 @@ class StoppedHolderTest {
 
 	private static final long PEER_TIMEOUT_MILLIS = 500;
 
+	@AutoClose
 	private PeerProcesses instances;
-
-	@AfterEach
-	void stop() {
-		if (this.instances != null) {
-			this.instances.close();
-		}
-	}
 
 	@Test
 	void aHolderResumedAfterAStopLetsGoAndTheInstanceThatTookOverKeepsTheCluster() throws Exception {

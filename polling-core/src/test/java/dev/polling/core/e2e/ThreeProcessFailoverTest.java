@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,14 +20,8 @@ class ThreeProcessFailoverTest {
 
 	private static final long PEER_TIMEOUT_MILLIS = 500;
 
+	@AutoClose
 	private PeerProcesses instances;
-
-	@AfterEach
-	void stop() {
-		if (this.instances != null) {
-			this.instances.close();
-		}
-	}
 
 	@Test
 	void neverHasTwoHoldersAndFailsOverWithinOneTickPlusThePeerTimeout() throws Exception {

@@ -19,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -291,9 +292,9 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 
 	@Test
 	void severalDispatcherThreadsSendAtTheSameTimeAndEachMessageOnce() {
-		java.util.concurrent.atomic.AtomicInteger sending = new java.util.concurrent.atomic.AtomicInteger();
-		java.util.concurrent.atomic.AtomicInteger mostAtOnce = new java.util.concurrent.atomic.AtomicInteger();
-		List<String> sentKeys = new java.util.concurrent.CopyOnWriteArrayList<>();
+		AtomicInteger sending = new AtomicInteger();
+		AtomicInteger mostAtOnce = new AtomicInteger();
+		List<String> sentKeys = new CopyOnWriteArrayList<>();
 		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
 			mostAtOnce.accumulateAndGet(sending.incrementAndGet(), Math::max);
 			try {
