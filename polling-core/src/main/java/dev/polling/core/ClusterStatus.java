@@ -18,10 +18,23 @@ import org.jspecify.annotations.Nullable;
  * @param lastDecision the latest decision, or null before the first
  * @param peerIds the peers the cluster asks
  * @param peers the latest observation of each peer that has been asked
+ * @param cycleRunningFor how long the running cycle has run under the hold, or null when none runs
  */
 public record ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,
 		@Nullable Instant lastActivity, @Nullable Duration elapsed, @Nullable Decision lastDecision, List<String> peerIds,
-		List<PeerObservation> peers) {
+		List<PeerObservation> peers, @Nullable Duration cycleRunningFor) {
+
+	/** A snapshot without the running cycle's duration. */
+	public ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,
+			@Nullable Instant lastActivity, @Nullable Duration elapsed, @Nullable Decision lastDecision, List<String> peerIds,
+			List<PeerObservation> peers) {
+		this(definition, holding, paused, cycleRunning, lastActivity, elapsed, lastDecision, peerIds, peers, null);
+	}
+
+	/** Whether a cycle has run longer than the wait time and still runs. */
+	public boolean cycleOverrunning() {
+		return this.cycleRunningFor != null && this.cycleRunningFor.compareTo(this.definition.waitTime()) >= 0;
+	}
 
 	public ClusterStatus {
 		peerIds = List.copyOf(peerIds);

@@ -83,10 +83,27 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		 * Refused: this JVM did not run for longer than the peer timeout (stopped, suspended, a long
 		 * pause). A hold from before is void (a peer may have taken over meanwhile), and for
 		 * twice the peer timeout after the stop this instance does not acquire, since answers to requests
-		 * that were under way during the stop say nothing about the peers. Also when the hold was
-		 * released while the holder asked the peers.
+		 * that were under way during the stop say nothing about the peers. Also when a stop was detected
+		 * during an acquisition: its answers are stale.
 		 */
 		STOPPED(Outcome.REFUSED),
+
+		/** Refused: the cluster was released, paused or closed on this instance while the decision asked the peers. */
+		RELEASED(Outcome.REFUSED),
+
+		/**
+		 * Refused: a peer publishes other settings than this instance (wait time, settle time or peer
+		 * timeout); the protocol's safety rests on them being equal, so neither side may grant until
+		 * they agree. Logged as an error naming both instances and values.
+		 */
+		SETTINGS_MISMATCH(Outcome.REFUSED),
+
+		/**
+		 * Refused: a peer answers with this instance's id from another process (another incarnation):
+		 * two instances share one id, so neither can tell the other from itself. Give each instance a
+		 * unique {@code instance-id}.
+		 */
+		DUPLICATE_INSTANCE_ID(Outcome.REFUSED),
 
 		/** Refused: the cluster's coordinator (its database) could not decide. */
 		COORDINATION_UNAVAILABLE(Outcome.REFUSED),

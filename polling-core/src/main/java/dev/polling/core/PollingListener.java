@@ -28,4 +28,14 @@ public interface PollingListener {
 	default void onHoldChanged(String clusterId, boolean holding, boolean takeover) {
 	}
 
+	/**
+	 * A cycle of the cluster has run longer than the wait time and still runs (reported once per
+	 * wait time while it does). The hold stays alive while the cycle runs, unless the cluster has a
+	 * maximum cycle time.
+	 * @param clusterId the cluster
+	 * @param running how long the cycle has run
+	 */
+	default void onCycleOverrun(String clusterId, java.time.Duration running) {
+	}
+
 }

@@ -1,6 +1,8 @@
 package dev.polling.core;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Where the library reads time. Elapsed times and timeouts use the monotonic {@link #nanoTime()}, so
@@ -29,5 +31,17 @@ public interface TimeSource {
 
 	/** Wall-clock time, for display. */
 	Instant now();
+
+	/**
+	 * Waits the given time on this source's monotonic clock (the settle time of an acquisition). The
+	 * system source sleeps; a manual source in tests advances its clock instead.
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	default void sleep(Duration duration) throws InterruptedException {
+		long nanos = duration.toNanos();
+		if (nanos > 0) {
+			TimeUnit.NANOSECONDS.sleep(nanos);
+		}
+	}
 
 }

@@ -159,7 +159,7 @@ class ClusterBalanceTest {
 			m.pause("MAILBOX_3");
 		}
 		Map<String, String> holders = Map.of();
-		for (int i = 0; i < PollingManager.MAX_DEFERRALS + 1; i++) {
+		for (int i = 0; i < Protocol.MAX_DEFERRALS + 1; i++) {
 			holders = tick();
 		}
 		assertThat(holders).containsEntry("MAILBOX_2", "a").containsEntry("MAILBOX_3", "a");

@@ -255,15 +255,17 @@ public final class JmxPeerClient implements PeerClient {
 			long candidateAgeMillis = (candidateAge instanceof Long || candidateAge instanceof Integer) ? ((Number) candidateAge).longValue() : -1;
 			// Instances of this library: take both from one consistent snapshot.
 			int heldClusters = -1;
+			PeerObservation.Published published = null;
 			if (values.get(PollingClusterMXBean.COORDINATION_STATE) instanceof long[] state && state.length >= 2) {
 				elapsedMillis = state[0];
 				candidateAgeMillis = state[1];
 				heldClusters = (state.length >= 3) ? (int) Math.min(Integer.MAX_VALUE, state[2]) : -1;
+				published = (state.length >= 7) ? new PeerObservation.Published(state[3], state[4], state[5], state[6]) : null;
 			}
 			long now = JmxPeerClient.this.time.nanoTime();
 			return new PeerObservation(this.peer.id(), this.peer.address(), PeerState.ANSWERED, PeerFault.NONE,
 					(instanceId instanceof String s) ? s : null, elapsedMillis, candidateAgeMillis, Duration.ofNanos(now - start),
-					JmxPeerClient.this.time.now(), null, heldClusters);
+					JmxPeerClient.this.time.now(), null, heldClusters, published);
 		}
 
 		private MBeanServerConnection connection(Duration timeout) throws IOException {

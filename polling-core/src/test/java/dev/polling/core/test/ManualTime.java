@@ -24,6 +24,12 @@ public final class ManualTime implements TimeSource {
 		return this.wall.get();
 	}
 
+	/** Advances the clocks instead of sleeping. */
+	@Override
+	public void sleep(Duration duration) {
+		advance(duration);
+	}
+
 	/** Advances both clocks. */
 	public void advance(Duration duration) {
 		this.nanos.addAndGet(duration.toNanos());

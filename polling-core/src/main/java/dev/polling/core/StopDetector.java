@@ -1,4 +1,4 @@
-package dev.polling.core.internal;
+package dev.polling.core;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +18,10 @@ import java.util.function.LongConsumer;
  * ({@link ClusterState}). Uses real monotonic time, not the injectable time source, since only a
  * real stop matters.
  */
-public final class StopDetector implements AutoCloseable {
+final class StopDetector implements AutoCloseable {
 
-	/** How often the heartbeat thread beats. */
-	public static final Duration INTERVAL = Duration.ofMillis(100);
+	/** How often the heartbeat thread beats at most. */
+	static final Duration MAX_INTERVAL = Duration.ofMillis(100);
 
 	private static final long NEVER = Long.MIN_VALUE;
 
@@ -32,6 +32,10 @@ public final class StopDetector implements AutoCloseable {
 	private final AtomicLong heartbeat = new AtomicLong(System.nanoTime());
 
 	private final AtomicLong stops = new AtomicLong();
+
+	private final long intervalNanos;
+
+	private final Runnable onBeat;
 
 	private final Thread thread;
 
@@ -44,17 +48,21 @@ public final class StopDetector implements AutoCloseable {
 	 * Starts the heartbeat thread.
 	 * @param threshold a gap longer than this is a stop
 	 * @param onStop called with the gap in nanoseconds, once per stop, on the thread that noticed it
+	 * @param onBeat called on the heartbeat thread after each beat (checks of running cycles)
 	 */
-	public StopDetector(Duration threshold, LongConsumer onStop) {
+	StopDetector(Duration threshold, LongConsumer onStop, Runnable onBeat) {
 		this.thresholdNanos = threshold.toNanos();
+		// several beats per threshold, so that a stop is told from a late beat
+		this.intervalNanos = Math.max(1_000_000L, Math.min(MAX_INTERVAL.toNanos(), this.thresholdNanos / 4));
 		this.onStop = onStop;
+		this.onBeat = onBeat;
 		this.thread = new Thread(this::run, "polling-stop-detector");
 		this.thread.setDaemon(true);
 		this.thread.start();
 	}
 
 	/** How many stops were detected so far (checking for one first). */
-	public long stops() {
+	long stops() {
 		beat();
 		return this.stops.get();
 	}
@@ -76,7 +84,7 @@ public final class StopDetector implements AutoCloseable {
 	 * and calls the callback. Called by the detection; public for tests of what follows a stop.
 	 * @param gapNanos how long the JVM did not run
 	 */
-	public void recordStop(long gapNanos) {
+	void recordStop(long gapNanos) {
 		this.lastStop = System.nanoTime();
 		this.stops.incrementAndGet();
 		this.onStop.accept(gapNanos);
@@ -87,7 +95,7 @@ public final class StopDetector implements AutoCloseable {
 	 * during the stop say nothing about the peers (a request "still pending" or timed out because this
 	 * JVM, not the peer, did not run).
 	 */
-	public boolean stoppedWithin(Duration window) {
+	boolean stoppedWithin(Duration window) {
 		stops();
 		long at = this.lastStop;
 		return at != NEVER && System.nanoTime() - at < window.toNanos();
@@ -97,12 +105,23 @@ public final class StopDetector implements AutoCloseable {
 		while (!this.closed) {
 			beat();
 			try {
-				TimeUnit.NANOSECONDS.sleep(INTERVAL.toNanos());
+				this.onBeat.run();
+			}
+			catch (RuntimeException ex) {
+				// a check must not end the heartbeat
+			}
+			try {
+				TimeUnit.NANOSECONDS.sleep(this.intervalNanos);
 			}
 			catch (InterruptedException ex) {
 				return;
 			}
 		}
+	}
+
+	/** The gap that counts as a stop. */
+	Duration threshold() {
+		return Duration.ofNanos(this.thresholdNanos);
 	}
 
 	@Override

@@ -1,4 +1,4 @@
-package dev.polling.core.internal;
+package dev.polling.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,9 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
-import dev.polling.core.TimeSource;
 
-class ClusterStateTest {
+class HoldStateTest {
 
 	/**
 	 * A peer reading a candidate while it is granted must see it as candidate or as holder, never as
@@ -21,8 +20,8 @@ class ClusterStateTest {
 	void neverShowsACandidateBeingGrantedAsNeitherCandidateNorHolder() throws Exception {
 		AtomicInteger neither = new AtomicInteger();
 		for (int i = 0; i < 2_000; i++) {
-			ClusterState state = new ClusterState(TimeSource.SYSTEM, 10_000_000_000L);
-			state.announce();
+			HoldState state = new HoldState(TimeSource.SYSTEM, 10_000_000_000L);
+			HoldState.Ticket ticket = state.announce();
 			AtomicBoolean granted = new AtomicBoolean();
 			CountDownLatch reading = new CountDownLatch(1);
 			Thread reader = new Thread(() -> {
@@ -38,7 +37,7 @@ class ClusterStateTest {
 			});
 			reader.start();
 			assertThat(reading.await(10, TimeUnit.SECONDS)).isTrue();
-			state.grant();
+			assertThat(state.grant(ticket)).isTrue();
 			granted.set(true);
 			reader.join();
 			assertThat(state.snapshot()[0]).isLessThan(10_000);

@@ -1,0 +1,281 @@
+package dev.polling.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.core.Decision.Reason;
+
+/**
+ * One cluster in this instance: its hold, its peers or coordinator, its locks. Decisions of one
+ * cluster run one at a time ({@link #decide()}); cycles too ({@link #runIfGranted}). Listeners are
+ * called after the decision lock is released.
+ */
+final class ClusterRuntime {
+
+	private static final Logger logger = LoggerFactory.getLogger(ClusterRuntime.class);
+
+	private final ClusterDefinition definition;
+
+	private final LocalInstance instance;
+
+	private final HoldState state;
+
+	private final PeerSurvey survey;
+
+	private final @Nullable CoordinatedCluster coordinated;
+
+	private final ReentrantLock decisionLock = new ReentrantLock();
+
+	private final ReentrantLock cycleLock = new ReentrantLock();
+
+	private volatile @Nullable Decision lastDecision;
+
+	/** What this instance remembers of the peers (written under the decision lock). */
+	volatile Protocol.Memory memory = Protocol.Memory.EMPTY;
+
+	/** Until when this instance holds back from the cluster after handing it over (monotonic nanos). */
+	volatile long handoverUntil;
+
+	/** Disagreements already logged, by peer: logged again only when they change. */
+	final Map<String, String> loggedDisagreements = new ConcurrentHashMap<>();
+
+	/** Decisions in a row that left the free cluster to a peer holding fewer clusters. */
+	volatile int deferrals;
+
+	/** Guarded by this: whether the listener was last told that this instance holds the cluster. */
+	private boolean held;
+
+	/** Guarded by this: whether a peer was seen holding since this instance last held (the next acquisition is a takeover). */
+	private boolean peerHeldSince;
+
+	/** When the running cycle's overrun was last reported (monotonic nanos), or {@link HoldState#NONE}. */
+	private volatile long overrunReportedAt = HoldState.NONE;
+
+	ClusterRuntime(ClusterDefinition definition, LocalInstance instance, List<PeerDefinition> peers,
+			@Nullable ClusterCoordinator coordinator, boolean stopSensitive) {
+		this.definition = definition;
+		this.instance = instance;
+		long maxCycle = (definition.maxCycleTime() != null) ? definition.maxCycleTime().toNanos() : Long.MAX_VALUE;
+		this.state = new HoldState(instance.time(), definition.waitTime().toNanos(), maxCycle,
+				stopSensitive ? instance::stops : () -> 0);
+		this.survey = new PeerSurvey(instance, definition, (coordinator != null) ? List.of() : peers);
+		this.coordinated = (coordinator != null) ? new CoordinatedCluster(this, coordinator) : null;
+		this.handoverUntil = instance.time().nanoTime();
+	}
+
+	ClusterDefinition definition() {
+		return this.definition;
+	}
+
+	String id() {
+		return this.definition.id();
+	}
+
+	LocalInstance instance() {
+		return this.instance;
+	}
+
+	HoldState state() {
+		return this.state;
+	}
+
+	PeerSurvey survey() {
+		return this.survey;
+	}
+
+	@Nullable CoordinatedCluster coordinated() {
+		return this.coordinated;
+	}
+
+	@Nullable Decision lastDecision() {
+		return this.lastDecision;
+	}
+
+	boolean isStandalone() {
+		return this.survey.peers().isEmpty() && this.coordinated == null;
+	}
+
+	boolean isCycleRunning() {
+		return this.cycleLock.isLocked();
+	}
+
+	// ---------------------------------------------------------------- deciding
+
+	Decision decide() {
+		long start = this.instance.time().nanoTime();
+		List<PeerObservation> observed = new ArrayList<>();
+		Decision decision;
+		this.decisionLock.lock();
+		try {
+			decision = decideLocked(start, observed);
+			this.lastDecision = decision;
+			if (decision.reason() != Reason.LEFT_TO_LIGHTER_PEER) {
+				this.deferrals = 0;
+			}
+		}
+		finally {
+			this.decisionLock.unlock();
+		}
+		afterDecision(decision, observed);
+		return decision;
+	}
+
+	private Decision decideLocked(long start, List<PeerObservation> observed) {
+		if (this.state.isClosed()) {
+			return decision(Reason.CLOSED, List.of(), start);
+		}
+		if (this.state.isPaused()) {
+			// a paused JMX cluster still asks the peers: presume-last-known judges a peer that falls silent by its
+			// latest answer, and after resume that answer must not be the one from before the pause
+			return decision(Reason.PAUSED, (this.coordinated != null) ? List.of() : survey(null, observed), start);
+		}
+		if (this.coordinated != null) {
+			return this.coordinated.decide(start);
+		}
+		if (this.survey.peers().isEmpty()) {
+			if (!this.state.recordActivity()) {
+				this.state.grantNow();
+			}
+			return decision(Reason.STANDALONE, List.of(), start);
+		}
+		return PeerDecider.decide(this, start, observed);
+	}
+
+	/** Asks the peers and remembers their answers for the policy. */
+	List<PeerObservation> survey(@Nullable List<PeerObservation> previous, List<PeerObservation> observed) {
+		List<PeerObservation> observations = this.survey.observe(previous, observed);
+		this.memory = this.memory.remember(observations, this.instance.time().nanoTime());
+		return observations;
+	}
+
+	Decision decision(Reason reason, List<PeerObservation> observations, long start) {
+		TimeSource time = this.instance.time();
+		return new Decision(this.definition.id(), reason.outcome(), reason, observations, Duration.ofNanos(time.nanoTime() - start),
+				time.now());
+	}
+
+	private void afterDecision(Decision decision, List<PeerObservation> observed) {
+		if (decision.reason() == Reason.PEER_ACTIVE || decision.reason() == Reason.PEER_PRESUMED_ACTIVE
+				|| decision.reason() == Reason.YIELDED_TO_PEER) {
+			synchronized (this) {
+				this.peerHeldSince = true;
+			}
+		}
+		if (decision.reason() != Reason.LOCAL_CYCLE_RUNNING) {
+			syncHeld();
+		}
+		this.instance.events().decided(decision, observed);
+	}
+
+	/** Tells the listener (and the log) when this instance starts or stops holding; one change at a time. */
+	synchronized void syncHeld() {
+		boolean holding = this.state.isHolding();
+		if (this.held == holding) {
+			return;
+		}
+		this.held = holding;
+		boolean takeover = holding && this.peerHeldSince;
+		String instanceId = this.instance.settings().instanceId();
+		if (holding) {
+			this.peerHeldSince = false;
+			logger.info("This instance ({}) now holds cluster '{}'{}", instanceId, id(), takeover ? ", taking over from a peer" : "");
+		}
+		else {
+			logger.info("This instance ({}) no longer holds cluster '{}'", instanceId, id());
+		}
+		this.instance.events().holdChanged(id(), holding, takeover);
+	}
+
+	// ---------------------------------------------------------------- cycles, pause, release
+
+	<E extends Exception> Decision runIfGranted(PollingManager.CycleTask<E> task) throws E {
+		long start = this.instance.time().nanoTime();
+		if (!this.cycleLock.tryLock()) {
+			Decision refused = decision(Reason.LOCAL_CYCLE_RUNNING, List.of(), start);
+			this.lastDecision = refused;
+			afterDecision(refused, List.of());
+			return refused;
+		}
+		try {
+			Decision decision = decide();
+			if (decision.isGranted()) {
+				long generation = this.state.generation();
+				boolean kept = this.state.beginCycle(generation);
+				try {
+					task.run();
+				}
+				finally {
+					if (kept) {
+						this.state.endCycle(generation);
+					}
+					else {
+						this.state.recordActivity();
+					}
+					this.overrunReportedAt = HoldState.NONE;
+					syncHeld();
+				}
+			}
+			return decision;
+		}
+		finally {
+			this.cycleLock.unlock();
+		}
+	}
+
+	/** Reports a cycle that runs longer than the wait time, once per wait time; called by the heartbeat. */
+	void checkCycle() {
+		long running = this.state.cycleNanos();
+		if (running < this.definition.waitTime().toNanos()) {
+			return;
+		}
+		long now = this.instance.time().nanoTime();
+		long reported = this.overrunReportedAt;
+		if (reported != HoldState.NONE && now - reported < this.definition.waitTime().toNanos()) {
+			return;
+		}
+		this.overrunReportedAt = now;
+		Duration max = this.definition.maxCycleTime();
+		logger.warn("Cluster '{}': a cycle has run for {} ms, longer than the wait time of {} ms; {}", id(), running / 1_000_000L,
+				this.definition.waitTime().toMillis(), (max == null) ? "the hold stays alive while it runs"
+						: "the hold stays alive until the max cycle time of " + max.toMillis() + " ms and lapses one wait time later");
+		this.instance.events().cycleOverrun(id(), Duration.ofNanos(running));
+	}
+
+	void pause() {
+		this.state.pause();
+		if (this.coordinated != null) {
+			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+		}
+		logger.info("Cluster '{}' paused on this instance; a peer can take over at its next tick", id());
+		syncHeld();
+	}
+
+	void release() {
+		this.state.release();
+		if (this.coordinated != null) {
+			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+		}
+		syncHeld();
+	}
+
+	/**
+	 * Releases for good. Closing the hold state first makes any acquisition still running fail its
+	 * grant; a coordinated cluster's release waits behind a pending request, at most the peer timeout.
+	 */
+	void close() {
+		this.state.close();
+		if (this.coordinated != null) {
+			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+		}
+		syncHeld();
+	}
+
+}

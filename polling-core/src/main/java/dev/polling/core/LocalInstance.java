@@ -1,0 +1,135 @@
+package dev.polling.core;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the clusters of one manager share: this instance's settings and incarnation, the clock, the
+ * transport to the peers, the listener, the stop detector, the peer entries recognised as this
+ * instance, and the balancing state.
+ */
+final class LocalInstance {
+
+	private static final SecureRandom RANDOM = new SecureRandom();
+
+	private final PollingSettings settings;
+
+	/** A random number per start, published beside the instance id: another process with the same id has another one. */
+	private final long incarnation;
+
+	private final TimeSource time;
+
+	private final PeerClient peerClient;
+
+	private final Events events;
+
+	private final @Nullable StopDetector stopDetector;
+
+	private final boolean balanceClusters;
+
+	private final Set<String> selfPeers = ConcurrentHashMap.newKeySet();
+
+	/** When this instance may hand the next cluster over for balance (monotonic nanos). */
+	private volatile long nextHandover;
+
+	private volatile Collection<ClusterRuntime> clusters = Set.of();
+
+	LocalInstance(PollingSettings settings, TimeSource time, PeerClient peerClient, Events events, @Nullable StopDetector stopDetector,
+			boolean balanceClusters) {
+		this.settings = settings;
+		this.incarnation = newIncarnation();
+		this.time = time;
+		this.peerClient = peerClient;
+		this.events = events;
+		this.stopDetector = stopDetector;
+		this.balanceClusters = balanceClusters;
+		this.nextHandover = time.nanoTime();
+	}
+
+	private static long newIncarnation() {
+		long value;
+		do {
+			value = RANDOM.nextLong();
+		}
+		while (value == 0);
+		return value;
+	}
+
+	void clusters(Collection<ClusterRuntime> clusters) {
+		this.clusters = clusters;
+	}
+
+	PollingSettings settings() {
+		return this.settings;
+	}
+
+	long incarnation() {
+		return this.incarnation;
+	}
+
+	TimeSource time() {
+		return this.time;
+	}
+
+	PeerClient peerClient() {
+		return this.peerClient;
+	}
+
+	Events events() {
+		return this.events;
+	}
+
+	@Nullable StopDetector stopDetector() {
+		return this.stopDetector;
+	}
+
+	Set<String> selfPeers() {
+		return this.selfPeers;
+	}
+
+	boolean balanceClusters() {
+		return this.balanceClusters;
+	}
+
+	/** How many stops of this JVM were detected so far (0 without a detector). */
+	long stops() {
+		StopDetector stops = this.stopDetector;
+		return (stops != null) ? stops.stops() : 0;
+	}
+
+	/**
+	 * Whether this JVM resumed from a stop less than twice the peer timeout ago: answers to requests
+	 * under way during the stop say nothing about the peers, so it does not acquire yet.
+	 */
+	boolean justStopped() {
+		StopDetector stops = this.stopDetector;
+		return stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(2));
+	}
+
+	/** How many clusters this instance holds. */
+	int heldClusters() {
+		int held = 0;
+		for (ClusterRuntime c : this.clusters) {
+			if (c.state().isHolding()) {
+				held++;
+			}
+		}
+		return held;
+	}
+
+	/** Whether a handover for balance is due now. */
+	boolean handoverDue() {
+		return this.time.nanoTime() - this.nextHandover >= 0;
+	}
+
+	/** Records a handover: the next one is due after half the wait time. */
+	void handedOver(Duration waitTime) {
+		this.nextHandover = this.time.nanoTime() + waitTime.toNanos() / 2;
+	}
+
+}

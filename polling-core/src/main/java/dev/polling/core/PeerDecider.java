@@ -1,0 +1,169 @@
+package dev.polling.core;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.Protocol.Action;
+import dev.polling.core.Protocol.Step;
+
+/**
+ * Drives the {@link Protocol} for a cluster decided by its peers: asks them, waits the settle time,
+ * and applies each step to the {@link HoldState}. A grant is conditional on the ticket of the
+ * announcement, so a release, pause, close or stop of this JVM during the acquisition makes it fail.
+ */
+final class PeerDecider {
+
+	private static final Logger logger = LoggerFactory.getLogger(PeerDecider.class);
+
+	/** A holder renews without settle time only while this much of its wait time is left. */
+	static final Duration RENEWAL_MARGIN = Duration.ofSeconds(1);
+
+	private PeerDecider() {
+	}
+
+	static Decision decide(ClusterRuntime c, long start, List<PeerObservation> observed) {
+		LocalInstance instance = c.instance();
+		TimeSource time = instance.time();
+		Protocol.Self self = self(c);
+		HoldState state = c.state();
+
+		// Holder: extend first, then check that nothing makes it let go.
+		long generation = state.renewIfHolding(RENEWAL_MARGIN.toNanos());
+		if (generation >= 0) {
+			List<PeerObservation> peers = c.survey(null, observed);
+			if (state.generation() != generation || !state.isHolding()) {
+				return c.decision(endedMeanwhile(c), peers, start);
+			}
+			Step step = Protocol.renewal(self, balance(c), peers);
+			if (step.action() == Action.RELEASE) {
+				state.releaseIf(generation);
+				report(c, step);
+				if (step.reason() == Reason.HANDED_OVER) {
+					c.handoverUntil = time.nanoTime() + c.definition().waitTime().toNanos();
+					instance.handedOver(c.definition().waitTime());
+				}
+			}
+			return c.decision(step.reason(), peers, start);
+		}
+		if (time.nanoTime() - c.handoverUntil < 0) {
+			// still ask the peers while holding off: presume-last-known must know the peer that took over as holder
+			return c.decision(Reason.HANDED_OVER, c.survey(null, observed), start);
+		}
+
+		// Candidate, first round: refuse cheaply while anybody holds or acquires.
+		List<PeerObservation> first = c.survey(null, observed);
+		Step step = Protocol.firstRound(self, balance(c), first, c.memory, time.nanoTime(), instance.justStopped());
+		if (step.action() == Action.REFUSE) {
+			if (step.reason() == Reason.LEFT_TO_LIGHTER_PEER) {
+				c.deferrals++;
+			}
+			report(c, step);
+			return c.decision(step.reason(), first, start);
+		}
+		if (step.action() == Action.GRANT) {
+			return c.decision(state.grantNow() ? step.reason() : endedMeanwhile(c), first, start);
+		}
+
+		// Announce, settle, ask again; grant only if nothing changed since the announcement.
+		HoldState.Ticket ticket = state.announce();
+		if (ticket == null) {
+			return c.decision(endedMeanwhile(c), first, start);
+		}
+		boolean granted = false;
+		try {
+			time.sleep(Duration.ofMillis(Protocol.settleMillis(self, first)));
+			long ownAgeMillis = (time.nanoTime() - ticket.announcedAt()) / 1_000_000L;
+			List<PeerObservation> second = c.survey(first, observed);
+			long now = time.nanoTime();
+			step = Protocol.secondRound(self, second, c.memory, now, ownAgeMillis, (now - ticket.announcedAt()) / 1_000_000L);
+			if (step.action() != Action.GRANT) {
+				report(c, step);
+				return c.decision(step.reason(), second, start);
+			}
+			granted = state.grant(ticket);
+			return c.decision(granted ? step.reason() : endedMeanwhile(c), second, start);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return c.decision(Reason.INTERRUPTED, List.of(), start);
+		}
+		finally {
+			if (!granted) {
+				state.withdraw(ticket);
+			}
+		}
+	}
+
+	/** Why a hold or an acquisition ended while the decision asked the peers. */
+	private static Reason endedMeanwhile(ClusterRuntime c) {
+		HoldState state = c.state();
+		if (state.isClosed()) {
+			return Reason.CLOSED;
+		}
+		if (state.isPaused()) {
+			return Reason.PAUSED;
+		}
+		return c.instance().justStopped() ? Reason.STOPPED : Reason.RELEASED;
+	}
+
+	static Protocol.Self self(ClusterRuntime c) {
+		PollingSettings settings = c.instance().settings();
+		ClusterDefinition cluster = c.definition();
+		PeerObservation.Published published = new PeerObservation.Published(c.instance().incarnation(), cluster.waitTime().toMillis(),
+				settings.settleTime().toMillis(), settings.peerTimeout().toMillis());
+		long maxCandidateAge = settings.peerTimeout().multipliedBy(2).plus(settings.settleTime()).plusMillis(500).toMillis();
+		return new Protocol.Self(settings.instanceId(), published, settings.unreachablePeerPolicy(), settings.grantProtocol(),
+				maxCandidateAge);
+	}
+
+	private static Protocol.Balance balance(ClusterRuntime c) {
+		LocalInstance instance = c.instance();
+		if (!instance.balanceClusters()) {
+			return Protocol.Balance.OFF;
+		}
+		return new Protocol.Balance(true, instance.heldClusters(), instance.handoverDue(), c.deferrals);
+	}
+
+	/** Logs what a step means for the operator: a disagreement as an error (once per change), a yield or handover. */
+	private static void report(ClusterRuntime c, Step step) {
+		PeerObservation o = step.cause();
+		String ownId = c.instance().settings().instanceId();
+		switch (step.reason()) {
+			case DUPLICATE_INSTANCE_ID -> logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o)
+					+ ") answers with this instance's id '" + ownId + "' from another process: two instances share one id, so neither "
+					+ "can tell the other from itself. Nobody is granted the cluster until each instance has a unique instance id "
+					+ "(property polling.instance-id).");
+			case SETTINGS_MISMATCH -> logDisagreement(c, o, "Cluster '" + c.id() + "': instance '" + ownId + "' runs with "
+					+ self(c).published().settingsText() + ", but peer '" + peerId(o) + "' (" + address(o) + ", instance '"
+					+ ((o != null) ? o.instanceId() : "?") + "') with " + ((o != null && o.published() != null) ? o.published().settingsText() : "?")
+					+ ". The protocol's safety rests on equal settings: nobody is granted the cluster until all instances use the same.");
+			case YIELDED_TO_PEER -> logger.warn("Cluster '{}': peer {} ({}) holds it too and has precedence; this instance lets go", c.id(),
+					peerId(o), (o != null) ? o.instanceId() : "?");
+			case HANDED_OVER -> logger.info("Cluster '{}': handed over to balance the clusters (this instance held {}, peer '{}' holds {})",
+					c.id(), c.instance().heldClusters() + 1, peerId(o), (o != null) ? o.heldClusters() : -1);
+			default -> {
+				return;
+			}
+		}
+	}
+
+	private static void logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, String message) {
+		if (!message.equals(c.loggedDisagreements.put(peerId(o), message))) {
+			logger.error(message);
+		}
+	}
+
+	private static String peerId(@Nullable PeerObservation o) {
+		return (o != null) ? o.peerId() : "?";
+	}
+
+	private static String address(@Nullable PeerObservation o) {
+		return (o != null) ? o.address() : "?";
+	}
+
+}
