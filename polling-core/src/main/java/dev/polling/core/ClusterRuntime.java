@@ -157,9 +157,13 @@ final class ClusterRuntime {
 	}
 
 	Decision decision(Reason reason, List<PeerObservation> observations, long start) {
+		return decision(reason, observations, start, null);
+	}
+
+	Decision decision(Reason reason, List<PeerObservation> observations, long start, @Nullable String detail) {
 		TimeSource time = this.instance.time();
 		return new Decision(this.definition.id(), reason.outcome(), reason, observations, Duration.ofNanos(time.nanoTime() - start),
-				time.now());
+				time.now(), detail);
 	}
 
 	private void afterDecision(Decision decision, List<PeerObservation> observed) {

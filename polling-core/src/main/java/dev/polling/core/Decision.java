@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The outcome of one {@link PollingManager#decide(String)}: whether this instance may poll, why,
  * and what each peer said.
@@ -15,12 +17,19 @@ import java.util.List;
  *        and for refusals that asked no peer)
  * @param duration how long the decision took
  * @param decidedAt when it was made (wall clock, for display)
+ * @param detail what an operator must know about it, or null: for a disagreement with a peer (duplicate
+ *        instance id, mismatched settings) the error naming both instances and their values
  */
 public record Decision(String clusterId, Outcome outcome, Reason reason, List<PeerObservation> peers, Duration duration,
-		Instant decidedAt) {
+		Instant decidedAt, @Nullable String detail) {
 
 	public Decision {
 		peers = List.copyOf(peers);
+	}
+
+	/** A decision without detail. */
+	public Decision(String clusterId, Outcome outcome, Reason reason, List<PeerObservation> peers, Duration duration, Instant decidedAt) {
+		this(clusterId, outcome, reason, peers, duration, decidedAt, null);
 	}
 
 	public boolean isGranted() {

@@ -40,15 +40,16 @@ final class PeerDecider {
 				return c.decision(endedMeanwhile(c), peers, start);
 			}
 			Step step = Protocol.renewal(self, balance(c), peers);
+			String detail = null;
 			if (step.action() == Action.RELEASE) {
 				state.releaseIf(generation);
-				report(c, step);
+				detail = report(c, step);
 				if (step.reason() == Reason.HANDED_OVER) {
 					c.handoverUntil = time.nanoTime() + c.definition().waitTime().toNanos();
 					instance.handedOver(c.definition().waitTime());
 				}
 			}
-			return c.decision(step.reason(), peers, start);
+			return c.decision(step.reason(), peers, start, detail);
 		}
 		if (time.nanoTime() - c.handoverUntil < 0) {
 			// still ask the peers while holding off: presume-last-known must know the peer that took over as holder
@@ -62,8 +63,7 @@ final class PeerDecider {
 			if (step.reason() == Reason.LEFT_TO_LIGHTER_PEER) {
 				c.deferrals++;
 			}
-			report(c, step);
-			return c.decision(step.reason(), first, start);
+			return c.decision(step.reason(), first, start, report(c, step));
 		}
 		if (step.action() == Action.GRANT) {
 			return c.decision(state.grantNow() ? step.reason() : endedMeanwhile(c), first, start);
@@ -82,8 +82,7 @@ final class PeerDecider {
 			long now = time.nanoTime();
 			step = Protocol.secondRound(self, second, c.memory, now, ownAgeMillis, (now - ticket.announcedAt()) / 1_000_000L);
 			if (step.action() != Action.GRANT) {
-				report(c, step);
-				return c.decision(step.reason(), second, start);
+				return c.decision(step.reason(), second, start, report(c, step));
 			}
 			granted = state.grant(ticket);
 			return c.decision(granted ? step.reason() : endedMeanwhile(c), second, start);
@@ -129,33 +128,43 @@ final class PeerDecider {
 		return new Protocol.Balance(true, instance.heldClusters(), instance.handoverDue(), c.deferrals);
 	}
 
-	/** Logs what a step means for the operator: a disagreement as an error (once per change), a yield or handover. */
-	private static void report(ClusterRuntime c, Step step) {
+	/**
+	 * Logs what a step means for the operator: a disagreement as an error (once per change), a yield
+	 * or a handover.
+	 * @return the disagreement's message, for the decision's detail; null otherwise
+	 */
+	private static @Nullable String report(ClusterRuntime c, Step step) {
 		PeerObservation o = step.cause();
 		String ownId = c.instance().settings().instanceId();
 		switch (step.reason()) {
-			case DUPLICATE_INSTANCE_ID -> logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o)
+			case DUPLICATE_INSTANCE_ID -> {
+				return logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o)
 					+ ") answers with this instance's id '" + ownId + "' from another process: two instances share one id, so neither "
 					+ "can tell the other from itself. Nobody is granted the cluster until each instance has a unique instance id "
 					+ "(property polling.instance-id).");
-			case SETTINGS_MISMATCH -> logDisagreement(c, o, "Cluster '" + c.id() + "': instance '" + ownId + "' runs with "
+			}
+			case SETTINGS_MISMATCH -> {
+				return logDisagreement(c, o, "Cluster '" + c.id() + "': instance '" + ownId + "' runs with "
 					+ self(c).published().settingsText() + ", but peer '" + peerId(o) + "' (" + address(o) + ", instance '"
 					+ ((o != null) ? o.instanceId() : "?") + "') with " + ((o != null && o.published() != null) ? o.published().settingsText() : "?")
 					+ ". The protocol's safety rests on equal settings: nobody is granted the cluster until all instances use the same.");
+			}
 			case YIELDED_TO_PEER -> logger.warn("Cluster '{}': peer {} ({}) holds it too and has precedence; this instance lets go", c.id(),
 					peerId(o), (o != null) ? o.instanceId() : "?");
 			case HANDED_OVER -> logger.info("Cluster '{}': handed over to balance the clusters (this instance held {}, peer '{}' holds {})",
 					c.id(), c.instance().heldClusters() + 1, peerId(o), (o != null) ? o.heldClusters() : -1);
 			default -> {
-				return;
+				// nothing to report
 			}
 		}
+		return null;
 	}
 
-	private static void logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, String message) {
+	private static String logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, String message) {
 		if (!message.equals(c.loggedDisagreements.put(peerId(o), message))) {
 			logger.error(message);
 		}
+		return message;
 	}
 
 	private static String peerId(@Nullable PeerObservation o) {
