@@ -105,8 +105,9 @@ public record JmxServerSettings(String bindAddress, int port, @Nullable String a
 
 	/**
 	 * How long a client connection may stay idle before the server closes it; {@link Duration#ZERO}
-	 * (the default) for never. A closed connection costs the client a new one: a plain JDK client
-	 * opens it by itself at its next call.
+	 * (the default) for never. A client learns of the closed connection at its next call, which
+	 * fails with an {@link java.io.IOException}; it must then connect anew (the JDK client's own
+	 * reconnect attempt sends a {@code Subject[]}, which the server's deserialisation filter refuses).
 	 */
 	public JmxServerSettings withIdleTimeout(Duration idleTimeout) {
 		return new JmxServerSettings(this.bindAddress, this.port, this.advertisedHost, this.username, this.password,
