@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 import dev.polling.core.ClusterDefinition;
@@ -66,7 +67,8 @@ public final class PeerHost {
 		System.out.println("PORTS " + String.join(",", idlePorts) + " " + active + " " + hung.getLocalPort());
 		FaultyPeers faults = new FaultyPeers();
 		if (isy) {
-			PollingJmxServer blocked = PollingJmxServer.start(JmxServerSettings.loopback(0).withPortableStubs(true));
+			PollingJmxServer blocked = PollingJmxServer
+				.start(JmxServerSettings.loopback(0).withPortableStubs(true).withReadableDomains(Set.of(ISY_DOMAIN)));
 			blocked.mbeanServer()
 				.registerMBean(new BlockedStatus(), JmxContract.ISY_POLLING.objectName(ISY_DOMAIN, ClusterDefinition.of(CLUSTER,
 						Duration.ofSeconds(600))));
@@ -82,7 +84,9 @@ public final class PeerHost {
 	}
 
 	private static int instance(String id, List<AutoCloseable> resources, boolean holding, boolean isy) throws IOException {
-		PollingJmxServer server = PollingJmxServer.start(JmxServerSettings.loopback(0).withPortableStubs(isy));
+		JmxServerSettings serverSettings = JmxServerSettings.loopback(0).withPortableStubs(isy);
+		PollingJmxServer server = PollingJmxServer
+			.start(isy ? serverSettings.withReadableDomains(Set.of(ISY_DOMAIN)) : serverSettings);
 		PollingSettings settings = PollingSettings.defaults().withInstanceId(id);
 		if (isy) {
 			settings = settings.withJmxContract(JmxContract.ISY_POLLING).withJmxDomain(ISY_DOMAIN);

@@ -32,16 +32,37 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.core.PollingSettings;
+
 /**
  * A JMX connector server for the polling MBeans: RMI registry and RMI objects on one port, bound
  * to one address (loopback by default), serving a dedicated MBean server that holds only what is
  * registered in it (not the platform MBeans), with optional password authentication and a
  * deserialisation filter. Several can run in one JVM. Peers reach it at
  * {@code service:jmx:rmi:///jndi/rmi://host:port/jmxrmi}, the JDK agent's convention.
+ *
+ * <p>Remote clients, authenticated or not, get a read-only view: they may read the MBeans of the
+ * {@linkplain JmxServerSettings#readableDomains() readable domains} ({@code getAttribute(s)},
+ * {@code getMBeanInfo}, {@code getObjectInstance}, {@code isInstanceOf}, {@code isRegistered},
+ * queries, {@code getMBeanCount}, {@code getDomains}, {@code getDefaultDomain}) and see no other
+ * MBean (a read of one fails with {@link javax.management.InstanceNotFoundException}, queries leave
+ * it out). Everything else is refused with a {@link SecurityException}: {@code createMBean}
+ * (so no {@code MLet} class loading), {@code unregisterMBean}, {@code setAttribute(s)},
+ * {@code invoke}, notification listeners. The library registers its MBeans locally, through
+ * {@link #mbeanServer()}, which is not restricted.
+ *
+ * <p>Idle client connections are kept open unless {@link JmxServerSettings#idleTimeout()} is set
+ * (the JDK's own default would close them after two minutes).
  */
 public final class PollingJmxServer implements AutoCloseable {
 
 	private static final Logger logger = LoggerFactory.getLogger(PollingJmxServer.class);
+
+	/** The domain remote clients may read unless told otherwise: this library's default JMX domain. */
+	public static final String DEFAULT_READABLE_DOMAIN = PollingSettings.DEFAULT_JMX_DOMAIN;
+
+	/** The connector server's environment key for the idle time after which it closes a client connection. */
+	static final String IDLE_TIMEOUT = "jmx.remote.x.server.connection.timeout";
 
 	/** What a client may send: JMX's own types, strings, numbers, collections. Everything else is rejected. */
 	static final String SERIAL_FILTER = "maxdepth=20;maxarray=100000;java.lang.*;java.util.*;javax.management.*;"
@@ -83,11 +104,14 @@ public final class PollingJmxServer implements AutoCloseable {
 			Map<String, Object> env = new HashMap<>();
 			env.put(RMIConnectorServer.CREDENTIALS_FILTER_PATTERN, "java.lang.String;!*");
 			env.put(RMIConnectorServer.SERIAL_FILTER_PATTERN, SERIAL_FILTER);
+			// Long.MAX_VALUE: no idle timeout at all (the JDK would close a connection idle for 120 s)
+			env.put(IDLE_TIMEOUT, settings.idleTimeout().isZero() ? Long.MAX_VALUE : Math.max(1, settings.idleTimeout().toMillis()));
 			if (settings.username() != null) {
 				env.put(JMXConnectorServer.AUTHENTICATOR, new PasswordAuthenticator(settings.username(), settings.password()));
 			}
 			RMIJRMPServerImpl rmiServer = new RMIJRMPServerImpl(settings.port(), csf, ssf, env);
 			this.connectorServer = new RMIConnectorServer(new JMXServiceURL("rmi", this.host, this.port), env, rmiServer, mbeanServer);
+			this.connectorServer.setMBeanServerForwarder(ReadOnlyForwarder.create(settings.readableDomains()));
 			this.connectorServer.start();
 			this.registry.bind("jmxrmi", rmiServer.toStub());
 		}
@@ -95,9 +119,9 @@ public final class PollingJmxServer implements AutoCloseable {
 			unexport();
 			throw (ex instanceof IOException io) ? io : new IOException("Could not start the polling JMX server: " + ex.getMessage(), ex);
 		}
-		logger.info("Polling JMX server listening on {}:{} (advertised as {}), authentication {}, TLS {}", settings.bindAddress(),
-				this.port, this.host, (settings.username() != null) ? "on" : "off",
-				(tls == null) ? "off" : tls.requireClientAuth() ? "on with client certificates" : "on");
+		logger.info("Polling JMX server listening on {}:{} (advertised as {}), authentication {}, TLS {}, read-only for domains {}",
+				settings.bindAddress(), this.port, this.host, (settings.username() != null) ? "on" : "off",
+				(tls == null) ? "off" : tls.requireClientAuth() ? "on with client certificates" : "on", settings.readableDomains());
 	}
 
 	/** Starts a server with a new dedicated MBean server. */
@@ -141,6 +165,10 @@ public final class PollingJmxServer implements AutoCloseable {
 
 	}
 
+	/**
+	 * The MBean server itself, for registering the polling MBeans in this JVM; remote clients see
+	 * only a read-only view of it.
+	 */
 	public MBeanServer mbeanServer() {
 		return this.mbeanServer;
 	}
@@ -163,6 +191,16 @@ public final class PollingJmxServer implements AutoCloseable {
 
 	public JmxServerSettings settings() {
 		return this.settings;
+	}
+
+	/** The ids of the client connections open now. */
+	Set<String> connectionIds() {
+		return Set.of(this.connectorServer.getConnectionIds());
+	}
+
+	/** The idle timeout the connector server was given, in ms ({@link Long#MAX_VALUE}: none). */
+	@Nullable Object connectorIdleTimeout() {
+		return this.connectorServer.getAttributes().get(IDLE_TIMEOUT);
 	}
 
 	@Override

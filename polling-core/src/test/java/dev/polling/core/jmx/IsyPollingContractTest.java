@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
+import java.util.Set;
 
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServer;
@@ -89,7 +90,7 @@ class IsyPollingContractTest {
 
 	@Test
 	void refusesWhileAPeerWithOnlyIsyPollingsAttributesIsActiveAndGrantsWhenItIsIdle() throws Exception {
-		PollingJmxServer peerServer = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		PollingJmxServer peerServer = PollingJmxServer.start(JmxServerSettings.loopback(0).withReadableDomains(Set.of("de.bund.bva.test")));
 		this.closeables.add(peerServer);
 		IsyLikeStatus peerStatus = new IsyLikeStatus();
 		peerServer.mbeanServer()
@@ -115,7 +116,7 @@ class IsyPollingContractTest {
 
 	@Test
 	void showsItsCandidacyToIsyPollingPeersAsActivitySoThatTheyHoldBackWhileItSettles() throws Exception {
-		PollingJmxServer peerServer = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		PollingJmxServer peerServer = PollingJmxServer.start(JmxServerSettings.loopback(0).withReadableDomains(Set.of("de.bund.bva.test")));
 		this.closeables.add(peerServer);
 		MBeanServer ours = MBeanServerFactory.newMBeanServer();
 		ObjectName ourName = JmxContract.ISY_POLLING.objectName("de.bund.bva.test", CLUSTER);

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
@@ -75,7 +76,9 @@ public final class PollingAutoConfiguration {
 			PollingProperties.Server server = properties.getJmx().getServer();
 			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
-					Duration.ofSeconds(30), portableStubs(properties));
+					Duration.ofSeconds(30), portableStubs(properties))
+				// remote clients may read the cluster MBeans, nothing else
+				.withReadableDomains(Set.of(properties.getJmx().effectiveDomain()));
 			PollingJmxServer.ServerTls tls = (server.getSslBundle() != null)
 					? new PollingJmxServer.ServerTls(sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
 							server.isRequireClientCertificate())

@@ -3,6 +3,7 @@ package dev.polling.boot.compat;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -65,8 +66,9 @@ class IsyPollingSeedConfigurationTests {
 	@Test
 	void startsRegistersBothClustersUnderIsyPollingsNamesAndCoordinatesWithServer2() throws Exception {
 		MBeanServer platform = ManagementFactory.getPlatformMBeanServer();
-		this.platformAgent = PollingJmxServer.start(JmxServerSettings.loopback(0), platform);
-		this.server2 = PollingJmxServer.start(JmxServerSettings.loopback(0).withCredentials("userid", "pwd").withPortableStubs(true));
+		this.platformAgent = PollingJmxServer.start(JmxServerSettings.loopback(0).withReadableDomains(Set.of(DOMAIN)), platform);
+		this.server2 = PollingJmxServer.start(
+				JmxServerSettings.loopback(0).withCredentials("userid", "pwd").withPortableStubs(true).withReadableDomains(Set.of(DOMAIN)));
 		this.server2Manager = PollingManager.builder()
 			.settings(PollingSettings.defaults()
 				.withInstanceId("SERVER2")
