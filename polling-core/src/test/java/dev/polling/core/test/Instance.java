@@ -86,6 +86,11 @@ public final class Instance implements AutoCloseable {
 		return instances;
 	}
 
+	/** Takes a manager built elsewhere for this instance's server, to close it with the instance. */
+	public void adopt(PollingManager manager) {
+		this.manager = manager;
+	}
+
 	public PollingManager manager() {
 		return this.manager;
 	}
