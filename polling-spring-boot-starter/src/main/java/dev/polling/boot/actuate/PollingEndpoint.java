@@ -97,7 +97,8 @@ public class PollingEndpoint {
 				status.holding(), status.paused(), status.cycleRunning(),
 				(status.lastActivity() != null) ? status.lastActivity().toString() : null,
 				(status.elapsed() != null) ? status.elapsed().toMillis() : null,
-				(decision != null) ? DecisionDescriptor.of(decision) : null, peers);
+				(decision != null) ? DecisionDescriptor.of(decision) : null, peers,
+				(status.cycleRunningFor() != null) ? status.cycleRunningFor().toMillis() : null, status.cycleOverrunning());
 	}
 
 	static String lower(Enum<?> value) {
@@ -128,10 +129,12 @@ public class PollingEndpoint {
 	 * @param elapsedMillis milliseconds since then, or null
 	 * @param lastDecision the latest decision, or null before the first
 	 * @param peers the peers the cluster asks
+	 * @param cycleRunningMillis how long the running cycle has run, or null when none runs
+	 * @param cycleOverrunning whether the running cycle has run longer than the wait time
 	 */
 	public record ClusterDescriptor(String id, String name, String waitTime, boolean holding, boolean paused, boolean cycleRunning,
 			@Nullable String lastActivity, @Nullable Long elapsedMillis, @Nullable DecisionDescriptor lastDecision,
-			List<PeerDescriptor> peers) implements OperationResponseBody {
+			List<PeerDescriptor> peers, @Nullable Long cycleRunningMillis, boolean cycleOverrunning) implements OperationResponseBody {
 	}
 
 	/**
@@ -140,12 +143,13 @@ public class PollingEndpoint {
 	 * @param reason why, e.g. renewed, peer-active, paused
 	 * @param decidedAt when
 	 * @param durationMillis how long it took
+	 * @param detail what an operator must know about it (the error of a disagreement with a peer), or null
 	 */
-	public record DecisionDescriptor(String outcome, String reason, String decidedAt, double durationMillis) {
+	public record DecisionDescriptor(String outcome, String reason, String decidedAt, double durationMillis, @Nullable String detail) {
 
 		static DecisionDescriptor of(Decision decision) {
 			return new DecisionDescriptor(lower(decision.outcome()), lower(decision.reason()), decision.decidedAt().toString(),
-					decision.duration().toNanos() / 1e6);
+					decision.duration().toNanos() / 1e6, decision.detail());
 		}
 
 	}

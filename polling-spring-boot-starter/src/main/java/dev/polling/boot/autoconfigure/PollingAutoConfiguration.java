@@ -201,7 +201,7 @@ public final class PollingAutoConfiguration {
 				.entrySet()
 				.stream()
 				.map((entry) -> new ClusterDefinition(entry.getKey(), entry.getValue().getName(), entry.getValue().getWaitTime(),
-						new LinkedHashSet<>(entry.getValue().getPeers())))
+						new LinkedHashSet<>(entry.getValue().getPeers()), entry.getValue().getMaxCycleTime()))
 				.toList();
 		}
 

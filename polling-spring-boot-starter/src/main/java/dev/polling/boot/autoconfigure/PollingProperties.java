@@ -410,6 +410,24 @@ public class PollingProperties {
 		private List<String> peers = new ArrayList<>();
 
 		/**
+		 * Longest time a running cycle keeps the hold alive. Unset: for as long as it runs (peers
+		 * see the holder as active). After it, the hold lapses one wait time later although the
+		 * cycle still runs, so a peer may start polling beside it; set it only when a hung cycle must
+		 * not keep the cluster from the other instances, and make the work safe against a second
+		 * poller (the inbox). A number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration maxCycleTime;
+
+		public @Nullable Duration getMaxCycleTime() {
+			return this.maxCycleTime;
+		}
+
+		public void setMaxCycleTime(@Nullable Duration maxCycleTime) {
+			this.maxCycleTime = maxCycleTime;
+		}
+
+		/**
 		 * How this cluster is coordinated: 'jmx' or 'jdbc'; defaults to polling.coordination.
 		 */
 		private @Nullable Coordination coordination;

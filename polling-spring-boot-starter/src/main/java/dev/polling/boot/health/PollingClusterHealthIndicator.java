@@ -9,13 +9,15 @@ import org.springframework.boot.health.contributor.Health;
 
 import dev.polling.core.ClusterStatus;
 import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
 import dev.polling.core.PeerObservation;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
 
 /**
- * Health of one polling cluster on this instance. Always UP while the application runs: an
- * instance on standby is as healthy as the holder. The details say whether this instance holds the
+ * Health of one polling cluster on this instance. UP while the application runs (an instance on
+ * standby is as healthy as the holder), DOWN while a peer disagrees on what the protocol rests on
+ * (the same instance id, other settings): then nobody polls the cluster. The details say whether this instance holds the
  * cluster, whether it is paused, the last decision, and how many peers answered.
  */
 public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
@@ -40,6 +42,16 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 		Decision decision = status.lastDecision();
 		if (decision != null) {
 			builder.withDetail("lastDecision", lower(decision.outcome()) + " (" + lower(decision.reason()) + ")");
+			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.SETTINGS_MISMATCH) {
+				// nobody is granted the cluster while the instances disagree: nothing polls
+				builder.down().withDetail("error", String.valueOf(decision.detail()));
+			}
+		}
+		if (status.cycleRunningFor() != null) {
+			builder.withDetail("cycleRunningMillis", status.cycleRunningFor().toMillis());
+			if (status.cycleOverrunning()) {
+				builder.withDetail("cycleOverrunning", true);
+			}
 		}
 		if (this.manager.isStandalone()) {
 			builder.withDetail("standalone", true);

@@ -33,7 +33,9 @@ import dev.polling.core.PollingManager;
  * when never or released;</li>
  * <li>{@value #PEER_REQUESTS} (timer): requests to peers, tagged {@code peer} and {@code state}
  * (answered, refused, unresponsive, error);</li>
- * <li>{@value #TAKEOVERS} (counter): how often this instance acquired the cluster.</li>
+ * <li>{@value #TAKEOVERS} (counter): how often this instance acquired the cluster;</li>
+ * <li>{@value #CYCLE_OVERRUNS} (counter): reports of a cycle running longer than the wait time (one
+ * per wait time while it runs).</li>
  * </ul>
  * Events arrive through the {@link PollingListener} callbacks of the manager; the gauges read the
  * manager.
@@ -60,6 +62,9 @@ public class PollingMetrics implements MeterBinder, PollingListener {
 
 	/** Acquisitions of a cluster by this instance. */
 	public static final String TAKEOVERS = "polling.takeovers";
+
+	/** Cycles running longer than the wait time, one count per wait time while they run. */
+	public static final String CYCLE_OVERRUNS = "polling.cycle.overruns";
 
 	private final Supplier<@Nullable PollingManager> manager;
 
@@ -96,6 +101,10 @@ public class PollingMetrics implements MeterBinder, PollingListener {
 			Counter.builder(TAKEOVERS)
 				.tag("cluster", clusterId)
 				.description("How often this instance acquired the polling cluster")
+				.register(registry);
+			Counter.builder(CYCLE_OVERRUNS)
+				.tag("cluster", clusterId)
+				.description("Reports of a polling cycle running longer than the wait time, one per wait time while it runs")
 				.register(registry);
 		}
 		this.registries.add(registry);
@@ -149,6 +158,13 @@ public class PollingMetrics implements MeterBinder, PollingListener {
 		}
 		for (MeterRegistry registry : this.registries) {
 			Counter.builder(TAKEOVERS).tag("cluster", clusterId).register(registry).increment();
+		}
+	}
+
+	@Override
+	public void onCycleOverrun(String clusterId, Duration running) {
+		for (MeterRegistry registry : this.registries) {
+			Counter.builder(CYCLE_OVERRUNS).tag("cluster", clusterId).register(registry).increment();
 		}
 	}
 

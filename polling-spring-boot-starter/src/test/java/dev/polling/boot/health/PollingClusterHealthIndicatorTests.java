@@ -1,6 +1,7 @@
 package dev.polling.boot.health;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -12,6 +13,8 @@ import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.jmx.JmxServerSettings;
+import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +43,32 @@ class PollingClusterHealthIndicatorTests {
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 			assertThat(indicator.health().getDetails()).containsEntry("paused", true).containsEntry("holding", false);
 		}
+	}
+
+	@Test
+	void isDownWithTheErrorWhileAPeerRunsWithOtherSettings() throws Exception {
+		try (PollingJmxServer serverA = PollingJmxServer.start(JmxServerSettings.loopback(0));
+				PollingJmxServer serverB = PollingJmxServer.start(JmxServerSettings.loopback(0))) {
+			List<PeerDefinition> peers = List.of(PeerDefinition.of("a", "127.0.0.1", serverA.port()),
+					PeerDefinition.of("b", "127.0.0.1", serverB.port()));
+			try (PollingManager a = manager("a", Duration.ofMillis(50), peers, serverA);
+					PollingManager b = manager("b", Duration.ofMillis(80), peers, serverB)) {
+				assertThat(a.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
+				Health health = new PollingClusterHealthIndicator(a, "MAILABRUF_CLUSTER").health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsEntry("lastDecision", "refused (settings-mismatch)");
+				assertThat((String) health.getDetails().get("error")).contains("settle-time=50ms").contains("settle-time=80ms");
+			}
+		}
+	}
+
+	private static PollingManager manager(String id, Duration settle, List<PeerDefinition> peers, PollingJmxServer server) {
+		return PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofMillis(500)).withSettleTime(settle))
+			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
+			.peers(peers)
+			.mbeanServer(server.mbeanServer())
+			.build();
 	}
 
 	@Test
