@@ -108,6 +108,14 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		SETTINGS_MISMATCH(Outcome.REFUSED),
 
 		/**
+		 * Refused: a configured peer has a configuration fault (wrong credentials, TLS mismatch, a port
+		 * that does not speak JMX, an unknown host, an MBean of the wrong shape). Whether the instance
+		 * behind it polls is unknown, and unlike a network blip the fault will not pass by itself, so
+		 * this instance does not acquire until it is fixed (a holder keeps renewing).
+		 */
+		PEER_MISCONFIGURED(Outcome.REFUSED),
+
+		/**
 		 * Refused: a peer answers with this instance's id from another process (another incarnation):
 		 * two instances share one id, so neither can tell the other from itself. Give each instance a
 		 * unique {@code instance-id}.

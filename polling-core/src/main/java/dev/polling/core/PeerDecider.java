@@ -149,6 +149,11 @@ final class PeerDecider {
 					+ ((o != null) ? o.instanceId() : "?") + "') with " + ((o != null && o.published() != null) ? o.published().settingsText() : "?")
 					+ ". The protocol's safety rests on equal settings: nobody is granted the cluster until all instances use the same.");
 			}
+			case PEER_MISCONFIGURED -> {
+				return logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o) + ") has a configuration fault ("
+						+ ((o != null) ? o.fault() : "?") + "): " + likelyCause(o) + " Whether the instance behind it polls is unknown, so this "
+						+ "instance does not acquire the cluster until the peer entry is fixed.");
+			}
 			case YIELDED_TO_PEER -> logger.warn("Cluster '{}': peer {} ({}) holds it too and has precedence; this instance lets go", c.id(),
 					peerId(o), (o != null) ? o.instanceId() : "?");
 			case HANDED_OVER -> logger.info("Cluster '{}': handed over to balance the clusters (this instance held {}, peer '{}' holds {})",
@@ -165,6 +170,20 @@ final class PeerDecider {
 			logger.error(message);
 		}
 		return message;
+	}
+
+	private static String likelyCause(@Nullable PeerObservation o) {
+		if (o == null) {
+			return "";
+		}
+		return switch (o.fault()) {
+			case AUTHENTICATION -> "the peer rejects the credentials; check polling.peers." + o.peerId() + ".username/password against the peer's polling.jmx.server credentials.";
+			case TLS -> "the TLS handshake fails; check the peer's ssl-bundle and polling.jmx.server.ssl-bundle on the peer.";
+			case NOT_JMX -> "this address answers, but not as a JMX server (an HTTP port?); point the peer entry at the peer's polling.jmx.server.port.";
+			case UNKNOWN_HOST -> "the host name does not resolve; fix the host of polling.peers." + o.peerId() + ".";
+			case BAD_RESPONSE -> "its MBean does not look like a polling MBean (" + o.detail() + "); check polling.jmx.domain and polling.jmx.contract on both sides.";
+			default -> String.valueOf(o.detail());
+		};
 	}
 
 	private static String peerId(@Nullable PeerObservation o) {

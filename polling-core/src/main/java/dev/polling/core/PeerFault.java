@@ -26,7 +26,23 @@ public enum PeerFault {
 	/** TLS handshake failed. */
 	TLS,
 
+	/** The address answers, but not as a JMX/RMI server (an HTTP port, say). */
+	NOT_JMX,
+
+	/** The peer's host name does not resolve. */
+	UNKNOWN_HOST,
+
 	/** Any other I/O or protocol failure. */
-	IO
+	IO;
+
+	/**
+	 * Whether the fault is a configuration fault rather than a network fault: the peer entry reaches
+	 * something that will not answer as a peer until the configuration is fixed (wrong credentials,
+	 * TLS mismatch, a port that does not speak JMX, an unknown host, an MBean of the wrong shape).
+	 * Such a peer is never counted as idle: nobody knows whether the instance behind it polls.
+	 */
+	public boolean isConfigurationFault() {
+		return this == AUTHENTICATION || this == TLS || this == NOT_JMX || this == UNKNOWN_HOST || this == BAD_RESPONSE;
+	}
 
 }

@@ -27,6 +27,10 @@ import dev.polling.core.Decision.Reason;
  * final read, which came at least a settle time after A's announcement, so B sees A as clearly older
  * (or holding) and yields. So at most one of the instances that answer each other is granted.
  *
+ * <p><b>Misconfigured peers.</b> A peer entry with a configuration fault (credentials, TLS, a port that
+ * does not speak JMX, an unknown host) is not a network blip: a candidate does not acquire while one
+ * lasts; a holder keeps renewing.
+ *
  * <p><b>Peers that do not answer.</b> A refused connection is a peer that is gone: idle. A peer that
  * timed out or failed is unknown: {@link UnreachablePeerPolicy#PROCEED} counts it as idle, {@link
  * UnreachablePeerPolicy#PRESUME_LAST_KNOWN} as holding while its last answer said so and its silence
@@ -225,6 +229,11 @@ final class Protocol {
 		Step disagreement = disagreement(self, peers);
 		if (disagreement != null) {
 			return disagreement;
+		}
+		for (PeerObservation o : peers) {
+			if (o.fault().isConfigurationFault()) {
+				return new Step(Action.REFUSE, Reason.PEER_MISCONFIGURED, o);
+			}
 		}
 		for (PeerObservation o : peers) {
 			if (o.state() == PeerState.ANSWERED && o.isHolding(self.waitMillis())) {

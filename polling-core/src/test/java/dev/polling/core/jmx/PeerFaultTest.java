@@ -90,7 +90,8 @@ class PeerFaultTest {
 				PeerDefinition.of("locked", "127.0.0.1", this.server.port()).withCredentials("poller", "wrong-secret"));
 		assertPeer(decision, PeerState.ERROR, PeerFault.AUTHENTICATION);
 		assertThat(decision.peers().get(0).detail()).doesNotContain("wrong-secret").doesNotContain("right-secret");
-		assertThat(decision.isGranted()).isTrue();
+		assertThat(decision.reason()).as("a configuration fault is not an idle peer").isEqualTo(Reason.PEER_MISCONFIGURED);
+		assertThat(decision.detail()).contains("'locked'").contains("AUTHENTICATION").doesNotContain("wrong-secret");
 	}
 
 	@Test

@@ -17,7 +17,8 @@ import dev.polling.core.PollingManager;
 /**
  * Health of one polling cluster on this instance. UP while the application runs (an instance on
  * standby is as healthy as the holder), DOWN while a peer disagrees on what the protocol rests on
- * (the same instance id, other settings): then nobody polls the cluster. The details say whether this instance holds the
+ * (the same instance id, other settings) or a peer entry has a configuration fault (credentials, TLS,
+ * not a JMX port, unknown host): then this instance does not acquire the cluster. The details say whether this instance holds the
  * cluster, whether it is paused, the last decision, and how many peers answered.
  */
 public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
@@ -42,8 +43,9 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 		Decision decision = status.lastDecision();
 		if (decision != null) {
 			builder.withDetail("lastDecision", lower(decision.outcome()) + " (" + lower(decision.reason()) + ")");
-			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.SETTINGS_MISMATCH) {
-				// nobody is granted the cluster while the instances disagree: nothing polls
+			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.SETTINGS_MISMATCH
+					|| decision.reason() == Reason.PEER_MISCONFIGURED) {
+				// nobody is granted the cluster while the instances disagree or a peer entry is wrong
 				builder.down().withDetail("error", String.valueOf(decision.detail()));
 			}
 		}
