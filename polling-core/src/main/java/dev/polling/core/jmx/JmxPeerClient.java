@@ -45,7 +45,9 @@ import dev.polling.core.TimeSource;
  *
  * <p>Threads stuck on a dead peer stay bounded: while a request to a peer has hung for longer than
  * the peer timeout, no new request is sent to it (the answer is {@link PeerFault#STILL_PENDING} at
- * once), and at most {@code maxPendingPerPeer} requests per peer are in flight. The registry
+ * once), and at most {@code maxPendingPerPeer} requests per peer are in flight; further requests
+ * (many clusters decided at once) wait for a free slot up to their own deadline, so that a peer that
+ * is merely busy is not reported unknown. The registry
  * look-up uses sockets with connect and read timeouts, so a peer that accepts TCP and never answers,
  * or drops SYNs, frees its thread after the timeout. Connection failures that a retry will not fix
  * soon (credentials, TLS, protocol) are retried with exponential backoff (1 s to 30 s). No JVM-wide
@@ -138,7 +140,8 @@ public final class JmxPeerClient implements PeerClient {
 
 		final Map<Object, Long> pending = new ConcurrentHashMap<>();
 
-		final Semaphore permits = new Semaphore(JmxPeerClient.this.maxPendingPerPeer);
+		/** Requests to the peer in flight at most; further ones wait for a slot (in arrival order) until their deadline. */
+		final Semaphore permits = new Semaphore(JmxPeerClient.this.maxPendingPerPeer, true);
 
 		private final Object connectLock = new Object();
 
@@ -158,6 +161,7 @@ public final class JmxPeerClient implements PeerClient {
 
 		CompletableFuture<PeerObservation> observe(ClusterDefinition cluster, Duration timeout) {
 			long start = JmxPeerClient.this.time.nanoTime();
+			long deadline = System.nanoTime() + timeout.toNanos();
 			for (Long since : this.pending.values()) {
 				if (start - since > timeout.toNanos()) {
 					return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
@@ -169,33 +173,43 @@ public final class JmxPeerClient implements PeerClient {
 				return CompletableFuture.completedFuture(failed(backingOff.state(), backingOff.fault(), start,
 						backingOff.detail() + " (next attempt in " + (this.retryAt - start) / 1_000_000L + " ms)"));
 			}
-			if (!this.permits.tryAcquire()) {
-				return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
-						JmxPeerClient.this.maxPendingPerPeer + " requests are still pending"));
-			}
-			Object token = new Object();
-			this.pending.put(token, start);
 			CompletableFuture<PeerObservation> result = new CompletableFuture<>();
 			try {
-				JmxPeerClient.this.executor.execute(() -> {
-					try {
-						result.complete(query(cluster, timeout, start));
-					}
-					catch (Throwable ex) {
-						result.complete(classify(ex, start));
-					}
-					finally {
-						this.pending.remove(token);
-						this.permits.release();
-					}
-				});
+				JmxPeerClient.this.executor.execute(() -> result.complete(request(cluster, timeout, start, deadline)));
 			}
 			catch (RejectedExecutionException ex) {
-				this.pending.remove(token);
-				this.permits.release();
 				result.complete(failed(PeerState.ERROR, PeerFault.IO, start, "the peer client is closed"));
 			}
 			return result;
+		}
+
+		/**
+		 * Waits for one of the peer's request slots (a busy peer is not an unknown one), then asks.
+		 * Only a request whose own deadline passes meanwhile gives up.
+		 */
+		private PeerObservation request(ClusterDefinition cluster, Duration timeout, long start, long deadline) {
+			try {
+				if (!this.permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+					return failed(PeerState.UNRESPONSIVE, PeerFault.TIMEOUT, start, "no answer within " + timeout.toMillis() + " ms: the "
+							+ JmxPeerClient.this.maxPendingPerPeer + " requests to this peer in flight did not return meanwhile");
+				}
+			}
+			catch (InterruptedException ex) {
+				return classify(ex, start);
+			}
+			// in flight since the caller asked: once the caller's timeout has passed, the request counts as hung
+			Object token = new Object();
+			this.pending.put(token, start);
+			try {
+				return query(cluster, timeout, start);
+			}
+			catch (Throwable ex) {
+				return classify(ex, start);
+			}
+			finally {
+				this.pending.remove(token);
+				this.permits.release();
+			}
 		}
 
 		private PeerObservation query(ClusterDefinition cluster, Duration timeout, long start) throws Exception {
