@@ -206,7 +206,8 @@ public final class JmxPeerClient implements PeerClient {
 			Object token = new Object();
 			this.pending.put(token, start);
 			try {
-				return query(cluster, timeout, start, deadline);
+				// every connect and read of this request ends by the caller's deadline, not the peer's call timeout
+				return TimeoutClientSocketFactory.withDeadline(deadline, () -> query(cluster, timeout, start, deadline));
 			}
 			catch (Throwable ex) {
 				return classify(ex, start);

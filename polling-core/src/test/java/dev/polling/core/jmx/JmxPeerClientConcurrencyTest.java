@@ -1,6 +1,7 @@
 package dev.polling.core.jmx;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerFault;
 import dev.polling.core.PeerObservation;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingSettings;
@@ -21,7 +23,8 @@ import dev.polling.core.test.FaultyPeers.Gate;
 
 /**
  * Many clusters decided at once ask the same peer at once: a healthy peer that is merely busy must
- * be answered for every cluster.
+ * be answered for every cluster, while a peer that hangs still ties up only a bounded number of
+ * threads.
  */
 class JmxPeerClientConcurrencyTest {
 
@@ -55,6 +58,28 @@ class JmxPeerClientConcurrencyTest {
 			assertThat(observation.instanceId()).isEqualTo("peer-1");
 		}
 		assertThat(mbeans).allMatch((mbean) -> mbean.reads() == 1);
+	}
+
+	@Test
+	void sendsAHungPeerNoMoreRequestsAtOnceThanTheBoundHoweverManyClustersAsk() throws Exception {
+		List<FakeClusterMBeans.Answering> mbeans = startPeer(3 * CLUSTERS);
+		Duration timeout = Duration.ofSeconds(1);
+		List<CompletableFuture<PeerObservation>> answers = observeAll(3 * CLUSTERS, timeout);
+		// the first requests hang at the peer until their deadline; the others wait for a slot meanwhile
+		await().atMost(timeout).until(() -> reads(mbeans) == JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER);
+		assertThat(this.client.pendingRequests()).isEqualTo(JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER);
+		assertThat(reads(mbeans)).isEqualTo(JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER);
+		for (CompletableFuture<PeerObservation> answer : answers) {
+			PeerObservation observation = answer.get(timeout.toMillis() + 2000, TimeUnit.MILLISECONDS);
+			assertThat(observation.state()).as(observation.toString()).isEqualTo(PeerState.UNRESPONSIVE);
+			assertThat(observation.fault()).isIn(PeerFault.TIMEOUT, PeerFault.STILL_PENDING);
+		}
+		// and no worker thread is left waiting for the peer
+		await().atMost(Duration.ofSeconds(1)).until(() -> this.client.pendingRequests() == 0);
+	}
+
+	private static int reads(List<FakeClusterMBeans.Answering> mbeans) {
+		return mbeans.stream().mapToInt(FakeClusterMBeans.Answering::reads).sum();
 	}
 
 	private List<FakeClusterMBeans.Answering> startPeer(int clusters) throws Exception {
