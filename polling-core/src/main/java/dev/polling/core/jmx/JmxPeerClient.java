@@ -226,8 +226,8 @@ public final class JmxPeerClient implements PeerClient {
 		 */
 		private PeerObservation query(ClusterDefinition cluster, Duration timeout, long start, long deadline) throws Exception {
 			ObjectName name = JmxPeerClient.this.settings.jmxContract().objectName(JmxPeerClient.this.settings.jmxDomain(), cluster);
-			long requestedAt = deadline - timeout.toNanos();
 			for (int attempt = 1;; attempt++) {
+				long asked = System.nanoTime();
 				PeerConnection.Lease lease;
 				try {
 					lease = this.connection.acquire(deadline, timeout);
@@ -249,7 +249,9 @@ public final class JmxPeerClient implements PeerClient {
 					return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
 				}
 				catch (IOException ex) {
-					boolean stale = lease.isOlderThan(requestedAt) || lease.isClosedByAnotherThread();
+					// a connection that was already there (cached), or that someone else closed meanwhile, may have died
+					// before this read; one this request made, and nobody closed, failed for the peer's own reasons
+					boolean stale = lease.isOlderThan(asked) || lease.isClosedByAnotherThread();
 					if (isTimeout(ex)) {
 						// the peer did not answer in time: no reason to drop a connection the JDK still finds good
 						if (lease.isClosed()) {
