@@ -63,7 +63,7 @@ class JmxPeerClientConcurrencyTest {
 	@Test
 	void sendsAHungPeerNoMoreRequestsAtOnceThanTheBoundHoweverManyClustersAsk() throws Exception {
 		List<FakeClusterMBeans.Answering> mbeans = startPeer(3 * CLUSTERS);
-		Duration timeout = Duration.ofSeconds(1);
+		Duration timeout = Duration.ofSeconds(2);
 		List<CompletableFuture<PeerObservation>> answers = observeAll(3 * CLUSTERS, timeout);
 		// the first requests hang at the peer until their deadline; the others wait for a slot meanwhile
 		await().atMost(timeout).until(() -> reads(mbeans) == JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER);
