@@ -230,8 +230,9 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 
 		@Override
 		public synchronized InputStream getInputStream() throws IOException {
+			InputStream plain = super.getInputStream(); // fails as usual on a closed or unconnected socket
 			if (this.in == null) {
-				this.in = new DeadlineInputStream(super.getInputStream(), this);
+				this.in = new DeadlineInputStream(plain, this);
 			}
 			return this.in;
 		}

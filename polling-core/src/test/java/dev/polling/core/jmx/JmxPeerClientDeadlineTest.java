@@ -73,6 +73,32 @@ class JmxPeerClientDeadlineTest {
 		assertWorkerFreedAfterThePeerTimeout();
 	}
 
+	@Test
+	void aConnectionMadeUnderAShortDeadlineServesALaterRequestWithALongerOneOverTls() throws Exception {
+		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
+		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
+				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
+		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
+				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+		this.server.mbeanServer()
+			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42), JmxNames.clusterName("dev.polling", "OTHER"));
+		this.server.mbeanServer()
+			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42, this.gate), JmxNames.clusterName("dev.polling", CLUSTER.id()));
+		PeerDefinition peer = PeerDefinition.of("peer", "127.0.0.1", this.server.port());
+		// the connection (and its TLS handshake) is made under a 1 s deadline
+		PeerObservation fast = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), Duration.ofSeconds(1))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(fast.state()).as(fast.toString()).isEqualTo(PeerState.ANSWERED);
+		// a later request may take longer than that on the same connection
+		var slow = this.client.observe(peer, CLUSTER, Duration.ofSeconds(10));
+		assertThat(this.gate.awaitEntered()).isTrue();
+		Thread.sleep(1500);
+		this.gate.close();
+		PeerObservation observation = slow.get(10, TimeUnit.SECONDS);
+		assertThat(observation.state()).as(observation.toString()).isEqualTo(PeerState.ANSWERED);
+	}
+
 	private void assertWorkerFreedAfterThePeerTimeout() throws Exception {
 		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.Blocking(this.gate), JmxNames.clusterName("dev.polling", CLUSTER.id()));
 		this.server.mbeanServer()
