@@ -1,6 +1,7 @@
 package dev.polling.core.jmx;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,11 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.InstanceNotFoundException;
-import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
@@ -40,16 +37,23 @@ import dev.polling.core.PollingSettings;
 import dev.polling.core.TimeSource;
 
 /**
- * Reads the peers' cluster MBeans over JMX/RMI, one cached connection per peer, each request on a
- * worker thread so the caller waits only as long as it wants.
+ * Reads the peers' cluster MBeans over JMX/RMI, one cached connection per peer shared by all
+ * clusters, each request on a worker thread so the caller waits only as long as it wants.
+ *
+ * <p>A read that fails because the cached connection is dead (the peer closed it after it was idle,
+ * or restarted; the JDK or another request closed it meanwhile) is made again on a new connection
+ * within the same deadline, so "unknown" means the peer really did not answer in time. A read that
+ * fails for its own reasons (the peer's MBean failed, the read timed out) leaves the connection to
+ * the other clusters' reads ({@link PeerConnection}).
  *
  * <p>Threads stuck on a dead peer stay bounded: while a request to a peer has hung for longer than
  * the peer timeout, no new request is sent to it (the answer is {@link PeerFault#STILL_PENDING} at
- * once), and at most {@code maxPendingPerPeer} requests per peer are in flight. The registry
- * look-up uses sockets with connect and read timeouts, so a peer that accepts TCP and never answers,
- * or drops SYNs, frees its thread after the timeout. Connection failures that a retry will not fix
- * soon (credentials, TLS, protocol) are retried with exponential backoff (1 s to 30 s). No JVM-wide
- * setting is changed.
+ * once), and at most {@code maxPendingPerPeer} requests per peer are in flight; further requests
+ * (many clusters decided at once) wait for a free slot up to their own deadline, so that a peer that
+ * is merely busy is not reported unknown. The registry look-up uses sockets with connect and read
+ * timeouts, so a peer that accepts TCP and never answers, or drops SYNs, frees its thread after the
+ * timeout. Connection failures that a retry will not fix soon (credentials, TLS, protocol) are
+ * retried with exponential backoff (1 s to 30 s). No JVM-wide setting is changed.
  */
 public final class JmxPeerClient implements PeerClient {
 
@@ -74,6 +78,9 @@ public final class JmxPeerClient implements PeerClient {
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
+
+	/** Attempts of one request at most: a stale cached connection, then one closed under it by another request. */
+	private static final int MAX_ATTEMPTS = 3;
 
 	/** Requests in flight per peer at most, by default. */
 	public static final int DEFAULT_MAX_PENDING_PER_PEER = 4;
@@ -125,7 +132,7 @@ public final class JmxPeerClient implements PeerClient {
 		this.closed = true;
 		this.executor.shutdown();
 		for (Channel channel : this.channels.values()) {
-			Thread closer = new Thread(channel::disconnect, "polling-peer-close-" + channel.peer.id());
+			Thread closer = new Thread(channel.connection::close, "polling-peer-close-" + channel.peer.id());
 			closer.setDaemon(true);
 			closer.start();
 		}
@@ -138,13 +145,12 @@ public final class JmxPeerClient implements PeerClient {
 
 		final Map<Object, Long> pending = new ConcurrentHashMap<>();
 
-		final Semaphore permits = new Semaphore(JmxPeerClient.this.maxPendingPerPeer);
+		/** Requests to the peer in flight at most; further ones wait for a slot (in arrival order) until their deadline. */
+		final Semaphore permits = new Semaphore(JmxPeerClient.this.maxPendingPerPeer, true);
 
-		private final Object connectLock = new Object();
+		final PeerConnection connection;
 
-		private @Nullable JMXConnector connector;
-
-		private @Nullable MBeanServerConnection connection;
+		private final @Nullable SSLContext tls;
 
 		private volatile long retryAt;
 
@@ -154,10 +160,13 @@ public final class JmxPeerClient implements PeerClient {
 
 		Channel(PeerDefinition peer) {
 			this.peer = peer;
+			this.tls = JmxPeerClient.this.peerTls.get(peer.id());
+			this.connection = new PeerConnection(peer, this.tls);
 		}
 
 		CompletableFuture<PeerObservation> observe(ClusterDefinition cluster, Duration timeout) {
 			long start = JmxPeerClient.this.time.nanoTime();
+			long deadline = System.nanoTime() + timeout.toNanos();
 			for (Long since : this.pending.values()) {
 				if (start - since > timeout.toNanos()) {
 					return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
@@ -169,66 +178,112 @@ public final class JmxPeerClient implements PeerClient {
 				return CompletableFuture.completedFuture(failed(backingOff.state(), backingOff.fault(), start,
 						backingOff.detail() + " (next attempt in " + (this.retryAt - start) / 1_000_000L + " ms)"));
 			}
-			if (!this.permits.tryAcquire()) {
-				return CompletableFuture.completedFuture(failed(PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, start,
-						JmxPeerClient.this.maxPendingPerPeer + " requests are still pending"));
-			}
-			Object token = new Object();
-			this.pending.put(token, start);
 			CompletableFuture<PeerObservation> result = new CompletableFuture<>();
 			try {
-				JmxPeerClient.this.executor.execute(() -> {
-					try {
-						result.complete(query(cluster, timeout, start));
-					}
-					catch (Throwable ex) {
-						result.complete(classify(ex, start));
-					}
-					finally {
-						this.pending.remove(token);
-						this.permits.release();
-					}
-				});
+				JmxPeerClient.this.executor.execute(() -> result.complete(request(cluster, timeout, start, deadline)));
 			}
 			catch (RejectedExecutionException ex) {
-				this.pending.remove(token);
-				this.permits.release();
 				result.complete(failed(PeerState.ERROR, PeerFault.IO, start, "the peer client is closed"));
 			}
 			return result;
 		}
 
-		private PeerObservation query(ClusterDefinition cluster, Duration timeout, long start) throws Exception {
-			MBeanServerConnection conn;
+		/**
+		 * Waits for one of the peer's request slots (a busy peer is not an unknown one), then asks.
+		 * Only a request whose own deadline passes meanwhile gives up.
+		 */
+		private PeerObservation request(ClusterDefinition cluster, Duration timeout, long start, long deadline) {
 			try {
-				conn = connection(timeout);
-			}
-			catch (Exception | Error ex) {
-				PeerObservation failure = classify(ex, start);
-				if (failure.fault() == PeerFault.AUTHENTICATION || failure.fault() == PeerFault.TLS || failure.fault() == PeerFault.IO) {
-					long backoff = Math.min(MAX_BACKOFF_NANOS, Math.max(MIN_BACKOFF_NANOS, this.backoffNanos * 2));
-					this.backoffNanos = backoff;
-					this.retryAt = JmxPeerClient.this.time.nanoTime() + backoff;
-					this.lastConnectFailure = failure;
+				if (!this.permits.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+					return failed(PeerState.UNRESPONSIVE, PeerFault.TIMEOUT, start, "no answer within " + timeout.toMillis() + " ms: the "
+							+ JmxPeerClient.this.maxPendingPerPeer + " requests to this peer in flight did not return meanwhile");
 				}
-				return failure;
 			}
-			this.lastConnectFailure = null;
-			this.backoffNanos = 0;
-			ObjectName name = JmxPeerClient.this.settings.jmxContract().objectName(JmxPeerClient.this.settings.jmxDomain(), cluster);
-			AttributeList attributes;
+			catch (InterruptedException ex) {
+				return classify(ex, start);
+			}
+			// in flight since the caller asked: once the caller's timeout has passed, the request counts as hung
+			Object token = new Object();
+			this.pending.put(token, start);
 			try {
-				// Attributes a peer lacks (isy-polling: instance id, candidacy) are simply absent from the answer.
-				attributes = conn.getAttributes(name, JmxPeerClient.this.attributes);
+				// every connect and read of this request ends by the caller's deadline, not the peer's call timeout
+				return TimeoutClientSocketFactory.withDeadline(deadline, () -> query(cluster, timeout, start, deadline));
 			}
-			catch (InstanceNotFoundException ex) {
-				return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
+			catch (Throwable ex) {
+				return classify(ex, start);
 			}
-			catch (IOException | RuntimeException ex) {
-				disconnect();
-				throw ex;
+			finally {
+				this.pending.remove(token);
+				this.permits.release();
 			}
-			return parse(attributes, name, start);
+		}
+
+		/**
+		 * Reads the cluster's MBean over the peer's cached connection. A read that fails because that
+		 * connection is dead (the peer closed it after it was idle or restarted; another request or the
+		 * JDK closed it meanwhile) is made again on a new connection within the same deadline. A failure
+		 * on a connection made during this very request is the peer's answer.
+		 */
+		private PeerObservation query(ClusterDefinition cluster, Duration timeout, long start, long deadline) throws Exception {
+			ObjectName name = JmxPeerClient.this.settings.jmxContract().objectName(JmxPeerClient.this.settings.jmxDomain(), cluster);
+			for (int attempt = 1;; attempt++) {
+				long asked = System.nanoTime();
+				PeerConnection.Lease lease;
+				try {
+					lease = this.connection.acquire(deadline, timeout);
+				}
+				catch (Exception | Error ex) {
+					return connectFailed(ex, start);
+				}
+				this.lastConnectFailure = null;
+				this.backoffNanos = 0;
+				try {
+					// Attributes a peer lacks (isy-polling: instance id, candidacy) are simply absent from the answer.
+					// The JDK reconnects by itself when the peer no longer knows the connection (NoSuchObjectException);
+					// the stubs it fetches then need this peer's TLS context.
+					AttributeList attributes = TimeoutClientSocketFactory.withClientTls(this.tls,
+							() -> lease.connection().getAttributes(name, JmxPeerClient.this.attributes));
+					return parse(attributes, name, start);
+				}
+				catch (InstanceNotFoundException ex) {
+					return failed(PeerState.ERROR, PeerFault.MISSING_MBEAN, start, "the peer has no MBean " + name);
+				}
+				catch (IOException ex) {
+					// a connection that was already there (cached), or that someone else closed meanwhile, may have died
+					// before this read; one this request made, and nobody closed, failed for the peer's own reasons
+					boolean stale = lease.isOlderThan(asked) || lease.isClosedByAnotherThread();
+					if (isTimeout(ex)) {
+						// the peer did not answer in time: no reason to drop a connection the JDK still finds good
+						if (lease.isClosed()) {
+							this.connection.discard(lease);
+						}
+						throw ex;
+					}
+					this.connection.discard(lease);
+					if (!stale || attempt >= MAX_ATTEMPTS || System.nanoTime() - deadline >= 0) {
+						throw ex;
+					}
+					logger.debug("Peer '{}': the connection failed ({}); reading again on a new one", this.peer.id(), ex.toString());
+				}
+				catch (RuntimeException ex) {
+					// the peer answered, with an error: the connection itself is fine, unless the JDK gave it up
+					if (lease.isClosed()) {
+						this.connection.discard(lease);
+					}
+					throw ex;
+				}
+			}
+		}
+
+		private PeerObservation connectFailed(Throwable ex, long start) {
+			PeerObservation failure = classify(ex, start);
+			if (failure.fault() == PeerFault.AUTHENTICATION || failure.fault() == PeerFault.TLS || failure.fault() == PeerFault.IO) {
+				long backoff = Math.min(MAX_BACKOFF_NANOS, Math.max(MIN_BACKOFF_NANOS, this.backoffNanos * 2));
+				this.backoffNanos = backoff;
+				this.retryAt = JmxPeerClient.this.time.nanoTime() + backoff;
+				this.lastConnectFailure = failure;
+			}
+			return failure;
 		}
 
 		private PeerObservation parse(AttributeList attributes, ObjectName name, long start) {
@@ -266,49 +321,6 @@ public final class JmxPeerClient implements PeerClient {
 			return new PeerObservation(this.peer.id(), this.peer.address(), PeerState.ANSWERED, PeerFault.NONE,
 					(instanceId instanceof String s) ? s : null, elapsedMillis, candidateAgeMillis, Duration.ofNanos(now - start),
 					JmxPeerClient.this.time.now(), null, heldClusters, published);
-		}
-
-		private MBeanServerConnection connection(Duration timeout) throws IOException {
-			synchronized (this.connectLock) {
-				if (this.connection != null) {
-					return this.connection;
-				}
-				int timeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-				Map<String, Object> env = new HashMap<>();
-				if (this.peer.username() != null) {
-					env.put(JMXConnector.CREDENTIALS, new String[] { this.peer.username(), this.peer.password() });
-				}
-				// Registry look-up with timeouts: a hung or blackholed peer fails here instead of after 60-130 s.
-				SSLContext tls = JmxPeerClient.this.peerTls.get(this.peer.id());
-				env.put("com.sun.jndi.rmi.factory.socket",
-						new TimeoutClientSocketFactory(null, timeoutMillis, timeoutMillis, tls != null, tls));
-				// No heartbeat thread per connection; a failed request drops the connection instead.
-				env.put("jmx.remote.x.client.connection.check.period", 0L);
-				JMXServiceURL url = new JMXServiceURL(this.peer.serviceUrl());
-				// stubs deserialised during the connect pick up this peer's TLS context
-				JMXConnector newConnector = TimeoutClientSocketFactory.withClientTls(tls, () -> JMXConnectorFactory.connect(url, env));
-				try {
-					this.connection = newConnector.getMBeanServerConnection();
-				}
-				catch (IOException | RuntimeException ex) {
-					closeQuietly(newConnector);
-					throw ex;
-				}
-				this.connector = newConnector;
-				return this.connection;
-			}
-		}
-
-		void disconnect() {
-			JMXConnector old;
-			synchronized (this.connectLock) {
-				old = this.connector;
-				this.connector = null;
-				this.connection = null;
-			}
-			if (old != null) {
-				closeQuietly(old);
-			}
 		}
 
 		private PeerObservation classify(Throwable ex, long start) {
@@ -353,19 +365,20 @@ public final class JmxPeerClient implements PeerClient {
 
 	}
 
+	/** Whether the failure is a read or connect that timed out (the peer timeout, or the peer's call timeout). */
+	private static boolean isTimeout(Throwable ex) {
+		for (Throwable t = ex; t != null; t = t.getCause()) {
+			if (t instanceof InterruptedIOException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private static String firstLine(String message) {
 		int nl = message.indexOf('\n');
 		String line = (nl >= 0) ? message.substring(0, nl) : message;
 		return (line.length() > 200) ? line.substring(0, 200) + "..." : line;
-	}
-
-	private static void closeQuietly(JMXConnector connector) {
-		try {
-			connector.close();
-		}
-		catch (IOException | RuntimeException ex) {
-			logger.trace("Closing a JMX connector failed", ex);
-		}
 	}
 
 	static List<String> attributeNames() {

@@ -1,13 +1,17 @@
 package dev.polling.core.jmx;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.Serializable;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.rmi.server.RMIClientSocketFactory;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -26,12 +30,21 @@ import org.jspecify.annotations.Nullable;
  * context of the peer client that is connecting on the current thread when the stub is
  * deserialised ({@link #withClientTls}), or the JVM's default context otherwise. Value-equal
  * instances (including the same context) share RMI connections.
+ *
+ * <p>Deadline: the read timeout in a stub is the server's call timeout (30 s by default), longer
+ * than a caller's peer timeout. A peer client that runs a request with {@link #withDeadline} makes
+ * every connect and read of these sockets on that thread end by the deadline, so its worker thread
+ * is free when the caller stops waiting. The check is made before each read, as RMI reads a call's
+ * answer on the calling thread and hands a pooled connection to one call at a time.
  */
 public final class TimeoutClientSocketFactory implements RMIClientSocketFactory, Serializable {
 
 	private static final long serialVersionUID = 2L;
 
 	private static final ThreadLocal<@Nullable SSLContext> CONNECTING_TLS = new ThreadLocal<>();
+
+	/** The {@link System#nanoTime()} by which this thread's connects and reads must end, if any. */
+	private static final ThreadLocal<@Nullable Long> DEADLINE = new ThreadLocal<>();
 
 	private final @Nullable String host;
 
@@ -81,14 +94,51 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 		}
 	}
 
+	/**
+	 * Runs {@code action} so that connects and reads of these sockets on this thread end by
+	 * {@code deadline} (a {@link System#nanoTime()}) with a {@link SocketTimeoutException}.
+	 */
+	static <T, E extends Exception> T withDeadline(long deadline, ThrowingSupplier<T, E> action) throws E {
+		Long previous = DEADLINE.get();
+		DEADLINE.set(deadline);
+		try {
+			return action.get();
+		}
+		finally {
+			if (previous != null) {
+				DEADLINE.set(previous);
+			}
+			else {
+				DEADLINE.remove();
+			}
+		}
+	}
+
+	/** Milliseconds left until this thread's deadline (at least 1), 0 once it has passed, -1 without one. */
+	static int millisLeft() {
+		Long deadline = DEADLINE.get();
+		if (deadline == null) {
+			return -1;
+		}
+		long left = deadline - System.nanoTime();
+		if (left <= 0) {
+			return 0;
+		}
+		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+	}
+
 	@Override
 	public Socket createSocket(String requestedHost, int port) throws IOException {
 		String target = (this.host != null) ? this.host : requestedHost;
+		int left = millisLeft();
+		if (left == 0) {
+			throw new SocketTimeoutException("connect to " + target + ":" + port + " not tried: the peer timeout has passed");
+		}
 		Socket socket = new BoundedTimeoutSocket(this.readTimeoutMillis);
 		try {
 			socket.setTcpNoDelay(true);
 			socket.setSoTimeout(this.readTimeoutMillis);
-			socket.connect(new InetSocketAddress(target, port), this.connectTimeoutMillis);
+			socket.connect(new InetSocketAddress(target, port), (left > 0) ? bound(this.connectTimeoutMillis, left) : this.connectTimeoutMillis);
 			if (!this.tls) {
 				return socket;
 			}
@@ -147,11 +197,20 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 
 	/**
 	 * RMI sets its own read timeouts on the sockets it gets (60 s for the handshake, none for
-	 * responses); this socket keeps every read timeout at or below the bound.
+	 * responses); this socket keeps every read timeout at or below the bound, and before each read
+	 * shortens it to what is left until the reading thread's deadline ({@link #withDeadline}).
 	 */
 	private static final class BoundedTimeoutSocket extends Socket {
 
 		private final int boundMillis;
+
+		/** The read timeout asked for (by RMI or the factory), within the bound. */
+		private int requestedMillis;
+
+		/** The read timeout the socket has now. */
+		private int appliedMillis;
+
+		private @Nullable InputStream in;
 
 		BoundedTimeoutSocket(int boundMillis) {
 			this.boundMillis = boundMillis;
@@ -159,7 +218,62 @@ public final class TimeoutClientSocketFactory implements RMIClientSocketFactory,
 
 		@Override
 		public synchronized void setSoTimeout(int timeout) throws SocketException {
-			super.setSoTimeout(bound(timeout, this.boundMillis));
+			this.requestedMillis = bound(timeout, this.boundMillis);
+			apply(this.requestedMillis);
+		}
+
+		/** The timeout asked for, not one shortened for a deadline (RMI saves and restores it). */
+		@Override
+		public synchronized int getSoTimeout() {
+			return this.requestedMillis;
+		}
+
+		@Override
+		public synchronized InputStream getInputStream() throws IOException {
+			InputStream plain = super.getInputStream(); // fails as usual on a closed or unconnected socket
+			if (this.in == null) {
+				this.in = new DeadlineInputStream(plain, this);
+			}
+			return this.in;
+		}
+
+		synchronized void beforeRead() throws IOException {
+			int left = millisLeft();
+			if (left == 0) {
+				throw new SocketTimeoutException("Read timed out: the peer timeout has passed");
+			}
+			apply((left > 0) ? bound(this.requestedMillis, left) : this.requestedMillis);
+		}
+
+		private void apply(int timeout) throws SocketException {
+			if (timeout != this.appliedMillis) {
+				super.setSoTimeout(timeout);
+				this.appliedMillis = timeout;
+			}
+		}
+
+	}
+
+	/** The socket's input, checking the reading thread's deadline before each read. */
+	private static final class DeadlineInputStream extends FilterInputStream {
+
+		private final BoundedTimeoutSocket socket;
+
+		DeadlineInputStream(InputStream in, BoundedTimeoutSocket socket) {
+			super(in);
+			this.socket = socket;
+		}
+
+		@Override
+		public int read() throws IOException {
+			this.socket.beforeRead();
+			return super.read();
+		}
+
+		@Override
+		public int read(byte[] b, int off, int len) throws IOException {
+			this.socket.beforeRead();
+			return super.read(b, off, len);
 		}
 
 	}

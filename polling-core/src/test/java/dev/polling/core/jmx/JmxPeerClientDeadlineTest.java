@@ -1,0 +1,125 @@
+package dev.polling.core.jmx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServerFactory;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerFault;
+import dev.polling.core.PeerObservation;
+import dev.polling.core.PeerState;
+import dev.polling.core.PollingSettings;
+import dev.polling.core.TimeSource;
+import dev.polling.core.jmx.PollingJmxServer.ServerTls;
+import dev.polling.core.test.FaultyPeers.Gate;
+import dev.polling.core.test.TestCertificates;
+
+/**
+ * A read that the peer does not answer ties up its worker thread for the caller's peer timeout,
+ * not for the call timeout (30 s) that the peer's server put into its stubs.
+ */
+class JmxPeerClientDeadlineTest {
+
+	private static final Duration TIMEOUT = Duration.ofMillis(300);
+
+	private static final ClusterDefinition CLUSTER = ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10));
+
+	@TempDir
+	Path certificates;
+
+	private final Gate gate = new Gate();
+
+	private JmxPeerClient client;
+
+	private PollingJmxServer server;
+
+	@AfterEach
+	void close() {
+		this.gate.close();
+		if (this.client != null) {
+			this.client.close();
+		}
+		if (this.server != null) {
+			this.server.close();
+		}
+	}
+
+	@Test
+	void freesTheWorkerOfABlockedGetterAfterThePeerTimeout() throws Exception {
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
+		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM);
+		assertWorkerFreedAfterThePeerTimeout();
+	}
+
+	@Test
+	void freesTheWorkerOfABlockedGetterAfterThePeerTimeoutOverTls() throws Exception {
+		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
+		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
+				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
+		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
+				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+		assertWorkerFreedAfterThePeerTimeout();
+	}
+
+	@Test
+	void aConnectionMadeUnderAShortDeadlineServesALaterRequestWithALongerOneOverTls() throws Exception {
+		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
+		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
+				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
+		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
+				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+		this.server.mbeanServer()
+			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42), JmxNames.clusterName("dev.polling", "OTHER"));
+		this.server.mbeanServer()
+			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42, this.gate), JmxNames.clusterName("dev.polling", CLUSTER.id()));
+		PeerDefinition peer = PeerDefinition.of("peer", "127.0.0.1", this.server.port());
+		// the connection (and its TLS handshake) is made under a 1 s deadline
+		PeerObservation fast = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), Duration.ofSeconds(1))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(fast.state()).as(fast.toString()).isEqualTo(PeerState.ANSWERED);
+		// a later request may take longer than that on the same connection
+		var slow = this.client.observe(peer, CLUSTER, Duration.ofSeconds(10));
+		assertThat(this.gate.awaitEntered()).isTrue();
+		Thread.sleep(1500);
+		this.gate.close();
+		PeerObservation observation = slow.get(10, TimeUnit.SECONDS);
+		assertThat(observation.state()).as(observation.toString()).isEqualTo(PeerState.ANSWERED);
+	}
+
+	private void assertWorkerFreedAfterThePeerTimeout() throws Exception {
+		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.Blocking(this.gate), JmxNames.clusterName("dev.polling", CLUSTER.id()));
+		this.server.mbeanServer()
+			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42), JmxNames.clusterName("dev.polling", "OTHER"));
+		PeerDefinition peer = PeerDefinition.of("peer", "127.0.0.1", this.server.port());
+		// connected and answering
+		PeerObservation other = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), Duration.ofSeconds(5))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(other.state()).as(other.toString()).isEqualTo(PeerState.ANSWERED);
+		long start = System.nanoTime();
+		var blocked = this.client.observe(peer, CLUSTER, TIMEOUT);
+		assertThat(this.gate.awaitEntered()).isTrue();
+		await().atMost(Duration.ofSeconds(3)).until(() -> this.client.pendingRequests() == 0);
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plusMillis(1000));
+		PeerObservation observation = blocked.get(1, TimeUnit.SECONDS);
+		assertThat(observation.state()).as(observation.toString()).isEqualTo(PeerState.UNRESPONSIVE);
+		assertThat(observation.fault()).isEqualTo(PeerFault.TIMEOUT);
+		// the peer is still read for the other cluster
+		other = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), Duration.ofSeconds(5))
+			.get(10, TimeUnit.SECONDS);
+		assertThat(other.state()).as(other.toString()).isEqualTo(PeerState.ANSWERED);
+	}
+
+}
