@@ -33,6 +33,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 
 import dev.polling.boot.aop.PollingCycle;
 import dev.polling.boot.metrics.PollingMetrics;
+import dev.polling.core.Decision;
+import dev.polling.core.PeerFault;
 import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -147,6 +149,23 @@ class TwoInstancesIntegrationTests {
 			assertThat(getBody(context, "/actuator/health")).doesNotContain(PASSWORD);
 		}
 		assertThat(output.getAll()).contains("now holds cluster").doesNotContain(PASSWORD);
+	}
+
+	/** The likeliest wrong peer entry: the other instance's HTTP port. It is a configuration fault, never an idle peer. */
+	@Test
+	void aPeerEntryWithTheOtherInstancesHttpPortIsAConfigurationFaultNotAnIdlePeer() throws Exception {
+		ConfigurableApplicationContext web = start("web", freePort(), "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+		int httpPort = web.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+		ConfigurableApplicationContext b = start("b", freePort(), "polling.peers.WEB.host=127.0.0.1", "polling.peers.WEB.port=" + httpPort,
+				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+		Decision decision = b.getBean(PollingManager.class).decide(CLUSTER);
+		assertThat(decision.reason()).isEqualTo(Decision.Reason.PEER_MISCONFIGURED);
+		assertThat(decision.peers()).singleElement().satisfies((o) -> assertThat(o.fault()).isEqualTo(PeerFault.NOT_JMX));
+		assertThat(decision.detail()).contains("'WEB'").contains("not as a JMX server");
+		HttpResponse<String> health = this.http.send(HttpRequest.newBuilder(uri(b, "/actuator/health")).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(health.statusCode()).isEqualTo(503);
+		assertThat(this.json.readTree(health.body()).get("status").asString()).isEqualTo("DOWN");
 	}
 
 	@Test

@@ -328,6 +328,14 @@ public final class JmxPeerClient implements PeerClient {
 				Thread.currentThread().interrupt();
 			}
 			for (Throwable t = ex; t != null; t = t.getCause()) {
+				if (t instanceof java.net.UnknownHostException) {
+					return failed(PeerState.ERROR, PeerFault.UNKNOWN_HOST, start, "unknown host " + t.getMessage());
+				}
+				if (t instanceof java.rmi.ConnectIOException && String.valueOf(t.getMessage()).contains("non-JRMP server")) {
+					// RMI's handshake got an answer in another protocol: most often the HTTP port of the application
+					return failed(PeerState.ERROR, PeerFault.NOT_JMX, start,
+							"the address answers, but not as a JMX/RMI server (an HTTP port?)");
+				}
 				if (t instanceof java.net.ConnectException) {
 					String message = String.valueOf(t.getMessage());
 					if (message.contains("refused")) {

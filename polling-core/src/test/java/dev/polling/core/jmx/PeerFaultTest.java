@@ -59,6 +59,26 @@ class PeerFaultTest {
 		assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
+	/**
+	 * A peer entry with the other instance's HTTP port: not a network blip, and not an idle peer. The
+	 * port answers RMI's handshake as an HTTP server answers a request line it cannot parse (Tomcat's
+	 * 400); the starter's tests point a peer at a real Tomcat port.
+	 */
+	@Test
+	void classifiesAnHttpPortAsNotJmxAndDoesNotAcquire() {
+		Decision decision = decideAgainst(PeerDefinition.of("web", "127.0.0.1", this.faulty.httpPort()));
+		assertPeer(decision, PeerState.ERROR, PeerFault.NOT_JMX);
+		assertThat(decision.reason()).isEqualTo(Reason.PEER_MISCONFIGURED);
+		assertThat(decision.detail()).contains("not as a JMX server");
+	}
+
+	@Test
+	void classifiesAnUnknownHostAsAConfigurationFaultAndDoesNotAcquire() {
+		Decision decision = decideAgainst(PeerDefinition.of("typo", "no-such-host.invalid", 9010));
+		assertPeer(decision, PeerState.ERROR, PeerFault.UNKNOWN_HOST);
+		assertThat(decision.reason()).isEqualTo(Reason.PEER_MISCONFIGURED);
+	}
+
 	@Test
 	void classifiesAPeerThatAcceptsButNeverAnswersAsUnresponsive() {
 		Decision decision = decideAgainst(PeerDefinition.of("hung", "127.0.0.1", this.faulty.hungPort()));

@@ -27,6 +27,38 @@ public final class FaultyPeers implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * A port that answers whatever it receives with an HTTP 400 and closes, as an HTTP server does
+	 * with a request line it cannot parse.
+	 */
+	public int httpPort() {
+		try {
+			ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+			this.resources.add(server);
+			Thread acceptor = new Thread(() -> {
+				while (!server.isClosed()) {
+					try (Socket accepted = server.accept()) {
+						accepted.getInputStream().read(new byte[64]);
+						accepted.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+							.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+						accepted.getOutputStream().flush();
+					}
+					catch (IOException ex) {
+						if (server.isClosed()) {
+							return;
+						}
+					}
+				}
+			}, "http-peer");
+			acceptor.setDaemon(true);
+			acceptor.start();
+			return server.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
 	/** A port that accepts TCP connections and never sends a byte. */
 	public int hungPort() {
 		try {
