@@ -4,7 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Decides who holds a cluster through a shared system instead of asking the peers over JMX, e.g.
- * a database row ({@link dev.polling.jdbc.coordination.JdbcCoordinator}). A cluster given a
+ * a database row ({@code dev.polling.jdbc.coordination.JdbcCoordinator}). A cluster given a
  * coordinator in {@link PollingManager.Builder#coordinator(String, ClusterCoordinator)} is decided
  * by it alone.
  */
