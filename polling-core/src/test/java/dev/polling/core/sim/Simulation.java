@@ -1,5 +1,7 @@
 package dev.polling.core.sim;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,7 +60,8 @@ import dev.polling.core.jmx.PollingClusterMXBean;
  * <li>preemption: at a clock read ({@link TimeSource#nanoTime}) the thread may be descheduled for up to
  * 2 ms, so other events (a release, a peer's read of this instance's MBean, a stop) can fall between any
  * two steps of the decision or of a compare-and-set loop of the hold state; never inside the monitor that
- * reports hold changes, which the scheduler's own calls need.</li>
+ * reports hold changes, which the scheduler's own calls need. Rarely (fault {@code starvation}) the thread
+ * is not scheduled for 0.3 to 3 s while the rest of its JVM runs.</li>
  * </ul>
  * So the decisions of several instances interleave at every waiting point, not only as whole decisions.
  *
@@ -200,9 +203,28 @@ public final class Simulation {
 		}
 	}
 
-	/** Runs one simulation. */
+	/** Discards what is written to it. */
+	private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
+
+	/**
+	 * Runs one simulation. The instances' own log lines (standard error, where the tests' logger writes)
+	 * are discarded while it runs, a megabyte per thousand decisions otherwise; the trace tells what
+	 * happened. {@code -Dpolling.sim.logs=true} keeps them.
+	 */
 	public static SimResult run(SimConfig config, long seed) {
-		return new Simulation(config, seed).run();
+		boolean quiet = !Boolean.getBoolean("polling.sim.logs");
+		PrintStream err = System.err;
+		if (quiet) {
+			System.setErr(DISCARD);
+		}
+		try {
+			return new Simulation(config, seed).run();
+		}
+		finally {
+			if (quiet) {
+				System.setErr(err);
+			}
+		}
 	}
 
 	private SimResult run() {
@@ -462,10 +484,22 @@ public final class Simulation {
 
 	private void maybePreempt(Actor actor) {
 		double p = this.config.faults().preemption();
-		if (p <= 0 || this.rng.nextDouble() >= p || !preemptible()) {
+		double starve = this.healing ? 0 : this.config.faults().starvation();
+		if (p + starve <= 0) {
 			return;
 		}
-		long pause = 1 + this.rng.nextLong(2_000_000L);
+		double r = this.rng.nextDouble();
+		if (r >= p + starve || !preemptible()) {
+			return;
+		}
+		long pause;
+		if (r < starve) {
+			pause = 300_000_000L + this.rng.nextLong(2_700_000_000L);
+			trace(actor.node, "timer thread starved for " + pause / 1_000L + "us");
+		}
+		else {
+			pause = 1 + this.rng.nextLong(2_000_000L);
+		}
 		long token = ++actor.waitToken;
 		at(this.now + pause, actor.node, actor.generation, () -> wake(actor, token));
 		park(actor);
