@@ -209,6 +209,17 @@ final class HoldState {
 	 * @return whether the hold was granted
 	 */
 	boolean grant(Ticket ticket) {
+		return grant(ticket, Long.MAX_VALUE);
+	}
+
+	/**
+	 * As {@link #grant(Ticket)}, and only while the candidacy is at most {@code maxAgeNanos} old at
+	 * the compare-and-set (on the clock that the published candidacy age is read on): peers ignore an
+	 * older candidacy as stale and may have been granted meanwhile, so a candidate whose thread stalled
+	 * between its last check and this grant must not be granted.
+	 * @return whether the hold was granted
+	 */
+	boolean grant(Ticket ticket, long maxAgeNanos) {
 		long stopCount = this.stops.getAsLong();
 		if (stopCount != ticket.stops) {
 			return false;
@@ -218,7 +229,11 @@ final class HoldState {
 			if (h.generation != ticket.generation || h.paused || h.closed) {
 				return false;
 			}
-			Hold granted = new Hold(h.generation, this.time.nanoTime(), NONE, stopCount, h.cycleSince, false, false);
+			long now = this.time.nanoTime();
+			if (now - ticket.announcedAt > maxAgeNanos) {
+				return false;
+			}
+			Hold granted = new Hold(h.generation, now, NONE, stopCount, h.cycleSince, false, false);
 			if (this.hold.compareAndSet(h, granted)) {
 				return true;
 			}

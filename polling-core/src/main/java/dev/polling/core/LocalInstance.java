@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What the clusters of one manager share: this instance's settings and incarnation, the clock, the
- * transport to the peers, the listener, the stop detector, the peer entries recognised as this
+ * transport to the peers, the listener, the stop source (the stop detector), the peer entries recognised as this
  * instance, and the balancing state.
  */
 final class LocalInstance {
@@ -28,7 +28,7 @@ final class LocalInstance {
 
 	private final Events events;
 
-	private final @Nullable StopDetector stopDetector;
+	private final @Nullable StopSource stopSource;
 
 	private final boolean balanceClusters;
 
@@ -39,14 +39,14 @@ final class LocalInstance {
 
 	private volatile Collection<ClusterRuntime> clusters = Set.of();
 
-	LocalInstance(PollingSettings settings, TimeSource time, PeerClient peerClient, Events events, @Nullable StopDetector stopDetector,
+	LocalInstance(PollingSettings settings, TimeSource time, PeerClient peerClient, Events events, @Nullable StopSource stopSource,
 			boolean balanceClusters) {
 		this.settings = settings;
 		this.incarnation = newIncarnation();
 		this.time = time;
 		this.peerClient = peerClient;
 		this.events = events;
-		this.stopDetector = stopDetector;
+		this.stopSource = stopSource;
 		this.balanceClusters = balanceClusters;
 		this.nextHandover = time.nanoTime();
 	}
@@ -84,10 +84,6 @@ final class LocalInstance {
 		return this.events;
 	}
 
-	@Nullable StopDetector stopDetector() {
-		return this.stopDetector;
-	}
-
 	Set<String> selfPeers() {
 		return this.selfPeers;
 	}
@@ -98,7 +94,7 @@ final class LocalInstance {
 
 	/** How many stops of this JVM were detected so far (0 without a detector). */
 	long stops() {
-		StopDetector stops = this.stopDetector;
+		StopSource stops = this.stopSource;
 		return (stops != null) ? stops.stops() : 0;
 	}
 
@@ -107,7 +103,7 @@ final class LocalInstance {
 	 * under way during the stop say nothing about the peers, so it does not acquire yet.
 	 */
 	boolean justStopped() {
-		StopDetector stops = this.stopDetector;
+		StopSource stops = this.stopSource;
 		return stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(2));
 	}
 

@@ -84,8 +84,11 @@ final class PeerDecider {
 			if (step.action() != Action.GRANT) {
 				return c.decision(step.reason(), second, start, report(c, step));
 			}
-			granted = state.grant(ticket);
-			return c.decision(granted ? step.reason() : endedMeanwhile(c), second, start);
+			// peers stop counting a candidacy older than this: checked again at the grant itself, since the
+			// thread may stall between the check above and the grant
+			long maxAgeNanos = self.maxCandidateAgeMillis() * 1_000_000L;
+			granted = state.grant(ticket, maxAgeNanos);
+			return c.decision(granted ? step.reason() : failedGrant(c, ticket, maxAgeNanos), second, start);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -96,6 +99,16 @@ final class PeerDecider {
 				state.withdraw(ticket);
 			}
 		}
+	}
+
+	/** Why a grant failed: the candidacy grew too old for the peers, or it ended meanwhile. */
+	private static Reason failedGrant(ClusterRuntime c, HoldState.Ticket ticket, long maxAgeNanos) {
+		HoldState state = c.state();
+		if (state.generation() == ticket.generation() && !state.isPaused() && !state.isClosed()
+				&& c.instance().time().nanoTime() - ticket.announcedAt() > maxAgeNanos) {
+			return Reason.DECISION_TOO_SLOW;
+		}
+		return endedMeanwhile(c);
 	}
 
 	/** Why a hold or an acquisition ended while the decision asked the peers. */

@@ -53,6 +53,9 @@ public final class PollingManager implements AutoCloseable {
 
 	private final List<ObjectName> registeredMBeans = new ArrayList<>();
 
+	/** The stop detector, null when no cluster needs one or a simulated stop source replaces it. */
+	private final @Nullable StopDetector stopDetector;
+
 	private volatile boolean closed;
 
 	private PollingManager(Builder builder) {
@@ -60,12 +63,15 @@ public final class PollingManager implements AutoCloseable {
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
 		validate(builder);
 		boolean anyStopSensitive = !this.peers.isEmpty() && builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
-		StopDetector stopDetector = anyStopSensitive ? new StopDetector(stopThreshold(this.settings), this::onStopped, this::checkCycles) : null;
+		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
+				? new StopDetector(stopThreshold(this.settings), this::onStopped, this::checkCycles) : null;
+		this.stopDetector = stopDetector;
+		StopSource stopSource = (builder.stopSource != null) ? builder.stopSource : stopDetector;
 		try {
 			this.ownsPeerClient = builder.peerClient == null;
 			PeerClient peerClient = (builder.peerClient != null) ? builder.peerClient
 					: new JmxPeerClient(this.settings, builder.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
-			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopDetector,
+			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
 					builder.balanceClusters);
 			Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
 			for (ClusterDefinition cluster : builder.clusters.values()) {
@@ -110,7 +116,7 @@ public final class PollingManager implements AutoCloseable {
 
 	/** The stop detector, null when no cluster needs one; for tests of what follows a stop. */
 	@Nullable StopDetector stopDetector() {
-		return this.instance.stopDetector();
+		return this.stopDetector;
 	}
 
 	/**
@@ -282,9 +288,8 @@ public final class PollingManager implements AutoCloseable {
 		if (this.mbeanServer != null) {
 			ClusterMBean.unregister(this.mbeanServer, this.registeredMBeans);
 		}
-		StopDetector stopDetector = this.instance.stopDetector();
-		if (stopDetector != null) {
-			stopDetector.close();
+		if (this.stopDetector != null) {
+			this.stopDetector.close();
 		}
 		for (ClusterRuntime c : this.clusters.values()) {
 			if (c.coordinated() != null) {
@@ -377,7 +382,19 @@ public final class PollingManager implements AutoCloseable {
 
 		private boolean balanceClusters;
 
+		private @Nullable StopSource stopSource;
+
 		private Builder() {
+		}
+
+		/**
+		 * For the tests' simulation only: replaces the stop detector (and its heartbeat thread, which
+		 * also reports cycle overruns) by the given source of stops, so that stops are told in the
+		 * simulation's virtual time.
+		 */
+		Builder stopSource(StopSource stopSource) {
+			this.stopSource = Objects.requireNonNull(stopSource, "stopSource must not be null");
+			return this;
 		}
 
 		/**

@@ -18,7 +18,7 @@ import java.util.function.LongConsumer;
  * ({@link ClusterState}). Uses real monotonic time, not the injectable time source, since only a
  * real stop matters.
  */
-final class StopDetector implements AutoCloseable {
+final class StopDetector implements StopSource, AutoCloseable {
 
 	/** How often the heartbeat thread beats at most. */
 	static final Duration MAX_INTERVAL = Duration.ofMillis(100);
@@ -62,7 +62,8 @@ final class StopDetector implements AutoCloseable {
 	}
 
 	/** How many stops were detected so far (checking for one first). */
-	long stops() {
+	@Override
+	public long stops() {
 		beat();
 		return this.stops.get();
 	}
@@ -95,7 +96,8 @@ final class StopDetector implements AutoCloseable {
 	 * during the stop say nothing about the peers (a request "still pending" or timed out because this
 	 * JVM, not the peer, did not run).
 	 */
-	boolean stoppedWithin(Duration window) {
+	@Override
+	public boolean stoppedWithin(Duration window) {
 		stops();
 		long at = this.lastStop;
 		return at != NEVER && System.nanoTime() - at < window.toNanos();

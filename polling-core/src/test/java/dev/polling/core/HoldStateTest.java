@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
+import dev.polling.core.test.ManualTime;
+
 
 class HoldStateTest {
 
@@ -44,6 +46,28 @@ class HoldStateTest {
 			assertThat(state.snapshot()[1]).isEqualTo(-1);
 		}
 		assertThat(neither).hasValue(0);
+	}
+
+	/**
+	 * Peers ignore a candidacy older than the longest a decision may take; a candidate whose thread
+	 * stalled past that between its last check and the grant must not be granted, since a peer may have
+	 * ignored it and been granted meanwhile (simulation seed 942).
+	 */
+	@Test
+	void aGrantFailsOnceTheCandidacyIsOlderThanPeersCountIt() {
+		ManualTime time = new ManualTime();
+		long max = java.time.Duration.ofMillis(1_550).toNanos();
+		HoldState state = new HoldState(time, 10_000_000_000L);
+		HoldState.Ticket ticket = state.announce();
+		time.advance(java.time.Duration.ofMillis(1_551));
+		assertThat(state.grant(ticket, max)).isFalse();
+		assertThat(state.isHolding()).isFalse();
+
+		HoldState fresh = new HoldState(time, 10_000_000_000L);
+		HoldState.Ticket inTime = fresh.announce();
+		time.advance(java.time.Duration.ofMillis(1_550));
+		assertThat(fresh.grant(inTime, max)).isTrue();
+		assertThat(fresh.isHolding()).isTrue();
 	}
 
 }
