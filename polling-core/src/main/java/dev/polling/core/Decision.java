@@ -91,7 +91,7 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		/**
 		 * Refused: this JVM did not run for longer than the peer timeout (stopped, suspended, a long
 		 * pause). A hold from before is void (a peer may have taken over meanwhile), and for
-		 * twice the peer timeout after the stop this instance does not acquire, since answers to requests
+		 * three peer timeouts after the stop this instance does not acquire, since answers to requests
 		 * that were under way during the stop say nothing about the peers. Also when a stop was detected
 		 * during an acquisition: its answers are stale.
 		 */

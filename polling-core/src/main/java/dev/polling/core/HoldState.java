@@ -209,17 +209,18 @@ final class HoldState {
 	 * @return whether the hold was granted
 	 */
 	boolean grant(Ticket ticket) {
-		return grant(ticket, Long.MAX_VALUE);
+		return grant(ticket, this.time.nanoTime() + Long.MAX_VALUE / 2);
 	}
 
 	/**
-	 * As {@link #grant(Ticket)}, and only while the candidacy is at most {@code maxAgeNanos} old at
-	 * the compare-and-set (on the clock that the published candidacy age is read on): peers ignore an
-	 * older candidacy as stale and may have been granted meanwhile, so a candidate whose thread stalled
-	 * between its last check and this grant must not be granted.
+	 * As {@link #grant(Ticket)}, and only until {@code notAfterNanos} (monotonic), checked with the time
+	 * the grant writes: the decision's answers are only good for so long (peers ignore a candidacy
+	 * older than the longest a decision may take; a peer unknown in the first round may have been
+	 * granted later), so a candidate whose thread stalled between its last check and this grant must
+	 * not be granted.
 	 * @return whether the hold was granted
 	 */
-	boolean grant(Ticket ticket, long maxAgeNanos) {
+	boolean grant(Ticket ticket, long notAfterNanos) {
 		long stopCount = this.stops.getAsLong();
 		if (stopCount != ticket.stops) {
 			return false;
@@ -230,7 +231,7 @@ final class HoldState {
 				return false;
 			}
 			long now = this.time.nanoTime();
-			if (now - ticket.announcedAt > maxAgeNanos) {
+			if (now - notAfterNanos > 0) {
 				return false;
 			}
 			Hold granted = new Hold(h.generation, now, NONE, stopCount, h.cycleSince, false, false);

@@ -99,12 +99,15 @@ final class LocalInstance {
 	}
 
 	/**
-	 * Whether this JVM resumed from a stop less than twice the peer timeout ago: answers to requests
-	 * under way during the stop say nothing about the peers, so it does not acquire yet.
+	 * Whether this JVM resumed from a stop less than three peer timeouts ago: answers to requests
+	 * under way during the stop say nothing about the peers, so it does not acquire yet. Three, not
+	 * two: a peer that found this JVM unknown in its first round grants within two peer timeouts of
+	 * that round's start or not at all (see {@code PeerDecider.notAfter}), so its grant is over before
+	 * this instance competes again.
 	 */
 	boolean justStopped() {
 		StopSource stops = this.stopSource;
-		return stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(2));
+		return stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(3));
 	}
 
 	/** How many clusters this instance holds. */

@@ -57,6 +57,7 @@ final class PeerDecider {
 		}
 
 		// Candidate, first round: refuse cheaply while anybody holds or acquires.
+		long firstRoundStart = time.nanoTime();
 		List<PeerObservation> first = c.survey(null, observed);
 		Step step = Protocol.firstRound(self, balance(c), first, c.memory, time.nanoTime(), instance.justStopped());
 		if (step.action() == Action.REFUSE) {
@@ -84,11 +85,8 @@ final class PeerDecider {
 			if (step.action() != Action.GRANT) {
 				return c.decision(step.reason(), second, start, report(c, step));
 			}
-			// peers stop counting a candidacy older than this: checked again at the grant itself, since the
-			// thread may stall between the check above and the grant
-			long maxAgeNanos = self.maxCandidateAgeMillis() * 1_000_000L;
-			granted = state.grant(ticket, maxAgeNanos);
-			return c.decision(granted ? step.reason() : failedGrant(c, ticket, maxAgeNanos), second, start);
+			granted = state.grant(ticket, notAfter(self, ticket, firstRoundStart));
+			return c.decision(granted ? step.reason() : failedGrant(c, ticket, notAfter(self, ticket, firstRoundStart)), second, start);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -101,11 +99,29 @@ final class PeerDecider {
 		}
 	}
 
-	/** Why a grant failed: the candidacy grew too old for the peers, or it ended meanwhile. */
-	private static Reason failedGrant(ClusterRuntime c, HoldState.Ticket ticket, long maxAgeNanos) {
+	/**
+	 * Until when the decision's answers are good for a grant, checked with the time the grant writes
+	 * (the thread may stall between the last check and the grant):
+	 * <ul>
+	 * <li>peers stop counting a candidacy older than the longest a decision may take, and may have been
+	 * granted beside it (simulation seed 942);</li>
+	 * <li>a peer that was unknown in the first round is not asked again: it may be a JVM that was
+	 * stopped, and a resumed JVM does not acquire for three peer timeouts after its stop, so the grant
+	 * must come within two peer timeouts of the first round's start (simulation seed 522: a thread
+	 * stalled 2.5 s after its first round, the stopped peer resumed and acquired meanwhile).</li>
+	 * </ul>
+	 */
+	private static long notAfter(Protocol.Self self, HoldState.Ticket ticket, long firstRoundStart) {
+		long candidacyLimit = ticket.announcedAt() + self.maxCandidateAgeMillis() * 1_000_000L;
+		long firstRoundLimit = firstRoundStart + 2 * self.published().peerTimeoutMillis() * 1_000_000L;
+		return (candidacyLimit - firstRoundLimit < 0) ? candidacyLimit : firstRoundLimit;
+	}
+
+	/** Why a grant failed: the answers grew too old, or the acquisition ended meanwhile. */
+	private static Reason failedGrant(ClusterRuntime c, HoldState.Ticket ticket, long notAfterNanos) {
 		HoldState state = c.state();
 		if (state.generation() == ticket.generation() && !state.isPaused() && !state.isClosed()
-				&& c.instance().time().nanoTime() - ticket.announcedAt() > maxAgeNanos) {
+				&& c.instance().time().nanoTime() - notAfterNanos > 0) {
 			return Reason.DECISION_TOO_SLOW;
 		}
 		return endedMeanwhile(c);

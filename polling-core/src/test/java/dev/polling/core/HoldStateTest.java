@@ -60,13 +60,13 @@ class HoldStateTest {
 		HoldState state = new HoldState(time, 10_000_000_000L);
 		HoldState.Ticket ticket = state.announce();
 		time.advance(java.time.Duration.ofMillis(1_551));
-		assertThat(state.grant(ticket, max)).isFalse();
+		assertThat(state.grant(ticket, ticket.announcedAt() + max)).isFalse();
 		assertThat(state.isHolding()).isFalse();
 
 		HoldState fresh = new HoldState(time, 10_000_000_000L);
 		HoldState.Ticket inTime = fresh.announce();
 		time.advance(java.time.Duration.ofMillis(1_550));
-		assertThat(fresh.grant(inTime, max)).isTrue();
+		assertThat(fresh.grant(inTime, inTime.announcedAt() + max)).isTrue();
 		assertThat(fresh.isHolding()).isTrue();
 	}
 
