@@ -163,6 +163,11 @@ public final class PollingManager implements AutoCloseable {
 						+ peer.address() + "; remove one of them or fix its address");
 			}
 		}
+		if (this.settings.settleTime().compareTo(this.settings.peerTimeout()) >= 0) {
+			throw new IllegalArgumentException("Settle time " + this.settings.settleTime().toMillis() + " ms is not shorter than the peer timeout ("
+					+ this.settings.peerTimeout().toMillis() + " ms): an acquisition must finish within two peer timeouts of its first round; "
+					+ "lower the settle time or raise the peer timeout");
+		}
 		for (ClusterDefinition cluster : builder.clusters.values()) {
 			for (String peerId : cluster.peerIds()) {
 				if (!builder.peers.containsKey(peerId)) {

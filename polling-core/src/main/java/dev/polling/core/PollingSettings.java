@@ -30,6 +30,9 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 	/** Default settle time: 50 milliseconds. */
 	public static final Duration DEFAULT_SETTLE_TIME = Duration.ofMillis(50);
 
+	/** Shortest settle time accepted: 10 milliseconds. */
+	public static final Duration MIN_SETTLE_TIME = Duration.ofMillis(10);
+
 	/** Default JMX domain. */
 	public static final String DEFAULT_JMX_DOMAIN = "dev.polling";
 
@@ -45,8 +48,10 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 		unreachablePeerPolicy = (unreachablePeerPolicy != null) ? unreachablePeerPolicy : UnreachablePeerPolicy.PROCEED;
 		grantProtocol = (grantProtocol != null) ? grantProtocol : GrantProtocol.ANNOUNCE;
 		settleTime = (settleTime != null) ? settleTime : DEFAULT_SETTLE_TIME;
-		if (settleTime.isNegative() || settleTime.compareTo(Duration.ofSeconds(5)) > 0) {
-			throw new IllegalArgumentException("settleTime " + settleTime.toMillis() + " ms is out of range; use 0-5s (default 50ms)");
+		if (settleTime.compareTo(MIN_SETTLE_TIME) < 0 || settleTime.compareTo(Duration.ofSeconds(5)) > 0) {
+			throw new IllegalArgumentException("settleTime " + settleTime.toMillis() + " ms is out of range; use 10ms-5s (default 50ms): "
+					+ "two candidates are ordered by how much earlier one announced, by more than half the settle time, "
+					+ "which must be well above the millisecond resolution of the ages they publish");
 		}
 		jmxDomain = (jmxDomain == null || jmxDomain.isBlank()) ? DEFAULT_JMX_DOMAIN : jmxDomain;
 		if (jmxDomain.indexOf(':') >= 0 || jmxDomain.indexOf('=') >= 0 || jmxDomain.indexOf('*') >= 0 || jmxDomain.indexOf('?') >= 0) {

@@ -19,6 +19,22 @@ class DefinitionsTest {
 			.withMessageContaining("at least 10s");
 	}
 
+	/** Zero cannot order two candidates that announce in the same millisecond: both could be granted. */
+	@Test
+	void rejectsASettleTimeOfZero() {
+		assertThatIllegalArgumentException().isThrownBy(() -> PollingSettings.defaults().withSettleTime(Duration.ZERO))
+			.withMessageContaining("settleTime 0 ms")
+			.withMessageContaining("10ms-5s");
+	}
+
+	@Test
+	void rejectsASettleTimeNotShorterThanThePeerTimeout() {
+		assertThatIllegalArgumentException().isThrownBy(() -> PollingManager.builder()
+			.settings(PollingSettings.defaults().withPeerTimeout(Duration.ofMillis(200)).withSettleTime(Duration.ofMillis(200)))
+			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
+			.build()).withMessageContaining("Settle time 200 ms").withMessageContaining("peer timeout (200 ms)");
+	}
+
 	@Test
 	void namesAClusterAfterItsIdByDefault() {
 		assertThat(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)).name()).isEqualTo("MAILABRUF_CLUSTER");
