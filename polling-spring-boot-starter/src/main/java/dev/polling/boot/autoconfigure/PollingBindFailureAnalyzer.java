@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
@@ -26,7 +27,7 @@ public class PollingBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExce
 	@Override
 	protected @Nullable FailureAnalysis analyze(Throwable rootFailure, BindException cause) {
 		ConfigurationProperty property = cause.getProperty();
-		String name = (property != null) ? property.getName().toString() : cause.getName().toString();
+		String name = asWritten((property != null) ? property.getName() : cause.getName());
 		if (!name.startsWith("polling.")) {
 			return null;
 		}
@@ -36,6 +37,19 @@ public class PollingBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExce
 				+ "\n    Reason: the value cannot be read as " + describe(cause.getTarget().getType())
 				+ ((property != null && property.getOrigin() != null) ? "\n    Origin: " + property.getOrigin() : "");
 		return new FailureAnalysis(description, "Fix: " + fix(name, cause.getTarget().getType()), cause);
+	}
+
+	/**
+	 * The name with the map keys as the user wrote them ({@code polling.clusters.MAILBOX.wait-time});
+	 * {@link ConfigurationPropertyName#toString()} lower-cases them.
+	 */
+	static String asWritten(ConfigurationPropertyName name) {
+		return PollingPropertyKeys.written(name, name.getNumberOfElements() - 1);
+	}
+
+	/** Whether a map key survives without brackets: letters, digits, '-' and '_'. */
+	static boolean isPlainKey(String key) {
+		return key.chars().allMatch((ch) -> (ch < 128 && Character.isLetterOrDigit(ch)) || ch == '-' || ch == '_');
 	}
 
 	private static String describe(ResolvableType type) {
@@ -58,9 +72,8 @@ public class PollingBindFailureAnalyzer extends AbstractFailureAnalyzer<BindExce
 	private static String fix(String name, ResolvableType type) {
 		Class<?> resolved = type.resolve(Object.class);
 		if (Duration.class.equals(resolved)) {
-			String unit = name.endsWith(".wait-time") ? "seconds" : "milliseconds";
-			return "write a number with a unit such as 500ms, 2s or 10m (a plain number means " + unit
-					+ "), or an ISO-8601 duration such as PT10S";
+			return "write a number with a unit such as 500ms, 2s or 10m (a plain number means seconds), "
+					+ "or an ISO-8601 duration such as PT10S";
 		}
 		if (resolved.isEnum()) {
 			return "use one of " + values(resolved);

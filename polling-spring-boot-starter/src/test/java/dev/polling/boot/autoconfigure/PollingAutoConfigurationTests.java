@@ -50,7 +50,7 @@ class PollingAutoConfigurationTests {
 			.withPropertyValues("polling.peer-timeout=750ms", "polling.unreachable-peer-policy=presume-last-known",
 					"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=9010",
 					"polling.peers.SERVER2.username=userid", "polling.peers.SERVER2.password=pwd",
-					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600")
+					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class)
 					.doesNotHaveBean(PollingJmxServer.class);

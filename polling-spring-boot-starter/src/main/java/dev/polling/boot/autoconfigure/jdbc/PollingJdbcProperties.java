@@ -4,13 +4,16 @@ import dev.polling.jdbc.delivery.DeliveryDispatcher;
 
 import dev.polling.jdbc.TableNames;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
- * Configuration of polling's JDBC parts, under {@code polling.jdbc}.
+ * Configuration of polling's JDBC parts, under {@code polling.jdbc}. A duration written as a plain
+ * number means seconds, as everywhere under {@code polling.*}.
  */
 @ConfigurationProperties("polling.jdbc")
 public class PollingJdbcProperties {
@@ -102,12 +105,14 @@ public class PollingJdbcProperties {
 		 * How long received keys are remembered. Keep it far longer than any source may deliver the
 		 * same message again: a purged key counts as new.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(30);
 
 		/**
 		 * How often each instance deletes entries older than the retention; 0 disables the purge.
 		 * Purging on several instances at once is safe.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
 		/**
@@ -167,11 +172,13 @@ public class PollingJdbcProperties {
 	 */
 	public static class Backoff {
 
-		private final String prefix;
+		// the owner's key for messages; not a property (no accessors), set by the owner
+		private String prefix = "polling.jdbc";
 
 		/**
 		 * Wait before the first retry.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration initial = Duration.ofSeconds(1);
 
 		/**
@@ -182,10 +189,12 @@ public class PollingJdbcProperties {
 		/**
 		 * Longest wait between attempts.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration max = Duration.ofMinutes(5);
 
-		Backoff(String prefix) {
+		Backoff prefix(String prefix) {
 			this.prefix = prefix;
+			return this;
 		}
 
 		public Duration getInitial() {
@@ -240,6 +249,7 @@ public class PollingJdbcProperties {
 		 * Lease of a claimed message; renewed every third of it while the instance holds the
 		 * message. An instance that stops renewing loses its messages after this time.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofSeconds(30);
 
 		/**
@@ -247,7 +257,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff("polling.jdbc.queue");
+		private final Backoff backoff = new Backoff().prefix("polling.jdbc.queue");
 
 		/**
 		 * Worker threads of this instance.
@@ -262,16 +272,19 @@ public class PollingJdbcProperties {
 		/**
 		 * Wait of the fetcher when no message was ready.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		/**
 		 * How long DONE messages are kept.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(7);
 
 		/**
 		 * How often each instance deletes DONE messages older than the retention; 0 disables it.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
 		public boolean isEnabled() {
@@ -362,6 +375,7 @@ public class PollingJdbcProperties {
 		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
 		 * IN_DOUBT.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofMinutes(2);
 
 		/**
@@ -369,7 +383,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff("polling.jdbc.delivery");
+		private final Backoff backoff = new Backoff().prefix("polling.jdbc.delivery");
 
 		/**
 		 * Sending threads of this instance. One is enough for quick destinations; slow ones (an SMTP
@@ -386,11 +400,13 @@ public class PollingJdbcProperties {
 		/**
 		 * Wait of the dispatcher when nothing was due.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
 		 * How often expired sends are recovered (IN_DOUBT, or re-sent for idempotent destinations).
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration recoverInterval = Duration.ofSeconds(30);
 
 		public boolean isEnabled() {
@@ -486,6 +502,7 @@ public class PollingJdbcProperties {
 		 * over, in database time. Defaults to each cluster's wait time. Must exceed the longest cycle
 		 * plus the timer delay.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration failoverPeriod;
 
 		public @Nullable Duration getFailoverPeriod() {
@@ -515,6 +532,7 @@ public class PollingJdbcProperties {
 		/**
 		 * Time between dispatch rounds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration dispatchInterval = Duration.ofSeconds(1);
 
 		/**
