@@ -32,8 +32,18 @@ final class PollingPropertyKeys {
 
 	private PollingPropertyKeys() {
 		Node polling = bean(PollingProperties.class);
-		polling.children.put("jdbc", new Child("jdbc", bean(PollingJdbcProperties.class)));
+		polling.children.put("jdbc", new Child("jdbc", jdbc()));
 		this.root = polling;
+	}
+
+	/** The JDBC keys, or any key when the JDBC parts' classes are not on the classpath (then nothing reads them). */
+	private static Node jdbc() {
+		try {
+			return bean(PollingJdbcProperties.class);
+		}
+		catch (LinkageError ex) {
+			return new Node(Kind.ANY, null, null, false);
+		}
 	}
 
 	static PollingPropertyKeys get() {
@@ -49,6 +59,9 @@ final class PollingPropertyKeys {
 		Node node = this.root;
 		for (int i = 1; i < name.getNumberOfElements(); i++) {
 			switch (node.kind) {
+				case ANY -> {
+					return null;
+				}
 				case MAP -> node = node.value;
 				case LEAF -> {
 					if (node.indexed && name.isNumericIndex(i) && i == name.getNumberOfElements() - 1) {
@@ -77,6 +90,8 @@ final class PollingPropertyKeys {
 
 	private static void collect(String prefix, Node node, Class<?> type, List<String> keys) {
 		switch (node.kind) {
+			case ANY -> {
+			}
 			case MAP -> collect(prefix + ".<id>", node.value, type, keys);
 			case LEAF -> {
 				if (type.equals(node.type)) {
@@ -114,6 +129,7 @@ final class PollingPropertyKeys {
 		Node node = this.root;
 		for (int i = 1; i < index; i++) {
 			node = switch (node.kind) {
+				case ANY -> node;
 				case MAP -> node.value;
 				case BEAN -> node.children.get(uniform(name.getElement(i, Form.UNIFORM))).node;
 				case LEAF -> node;
@@ -173,7 +189,7 @@ final class PollingPropertyKeys {
 
 	private enum Kind {
 
-		BEAN, MAP, LEAF
+		BEAN, MAP, LEAF, ANY
 
 	}
 
