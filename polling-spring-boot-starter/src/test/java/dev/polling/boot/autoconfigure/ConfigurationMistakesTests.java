@@ -159,6 +159,17 @@ class ConfigurationMistakesTests {
 			.doesNotContain("polling.clusters.mailbox");
 	}
 
+	@Test
+	void aValueOutOfRangeIsReportedWithItsRangeNotAsUnreadable(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
+				"polling.jdbc.queue.lease-time=500ms"));
+		assertThat(output).contains("Property: polling.jdbc.queue.lease-time")
+			.contains("Value: '500ms'")
+			.contains("Reason: polling.jdbc.queue.lease-time must be between 1s and 1d but was PT0.5S")
+			.contains("Fix: set polling.jdbc.queue.lease-time to a value in range, e.g. 30s")
+			.doesNotContain("cannot be read as a duration");
+	}
+
 	private static ConfigurableApplicationContext run(Class<?> application, String... properties) {
 		return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off")
