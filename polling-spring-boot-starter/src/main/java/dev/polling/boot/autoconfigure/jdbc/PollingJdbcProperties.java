@@ -103,14 +103,14 @@ public class PollingJdbcProperties {
 
 		/**
 		 * How long received keys are remembered. Keep it far longer than any source may deliver the
-		 * same message again: a purged key counts as new.
+		 * same message again: a purged key counts as new. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(30);
 
 		/**
 		 * How often each instance deletes entries older than the retention; 0 disables the purge.
-		 * Purging on several instances at once is safe.
+		 * Purging on several instances at once is safe. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
@@ -176,7 +176,7 @@ public class PollingJdbcProperties {
 		private String prefix = "polling.jdbc";
 
 		/**
-		 * Wait before the first retry.
+		 * Wait before the first retry. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration initial = Duration.ofSeconds(1);
@@ -187,7 +187,7 @@ public class PollingJdbcProperties {
 		private double multiplier = 2.0;
 
 		/**
-		 * Longest wait between attempts.
+		 * Longest wait between attempts. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration max = Duration.ofMinutes(5);
@@ -248,6 +248,7 @@ public class PollingJdbcProperties {
 		/**
 		 * Lease of a claimed message; renewed every third of it while the instance holds the
 		 * message. An instance that stops renewing loses its messages after this time.
+		 * A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofSeconds(30);
@@ -270,19 +271,20 @@ public class PollingJdbcProperties {
 		private int batchSize = 10;
 
 		/**
-		 * Wait of the fetcher when no message was ready.
+		 * Wait of the fetcher when no message was ready. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		/**
-		 * How long DONE messages are kept.
+		 * How long DONE messages are kept. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(7);
 
 		/**
 		 * How often each instance deletes DONE messages older than the retention; 0 disables it.
+		 * A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
@@ -373,7 +375,7 @@ public class PollingJdbcProperties {
 
 		/**
 		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
-		 * IN_DOUBT.
+		 * IN_DOUBT. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofMinutes(2);
@@ -398,13 +400,14 @@ public class PollingJdbcProperties {
 		private int batchSize = 10;
 
 		/**
-		 * Wait of the dispatcher when nothing was due.
+		 * Wait of the dispatcher when nothing was due. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
 		 * How often expired sends are recovered (IN_DOUBT, or re-sent for idempotent destinations).
+		 * A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration recoverInterval = Duration.ofSeconds(30);
@@ -500,7 +503,7 @@ public class PollingJdbcProperties {
 		/**
 		 * How long a holder that stopped deciding keeps a cluster before another instance takes it
 		 * over, in database time. Defaults to each cluster's wait time. Must exceed the longest cycle
-		 * plus the timer delay.
+		 * plus the timer delay. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration failoverPeriod;
@@ -530,7 +533,7 @@ public class PollingJdbcProperties {
 		private @Nullable String cluster;
 
 		/**
-		 * Time between dispatch rounds.
+		 * Time between dispatch rounds. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration dispatchInterval = Duration.ofSeconds(1);
