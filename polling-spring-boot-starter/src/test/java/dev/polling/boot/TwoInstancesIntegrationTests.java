@@ -86,6 +86,10 @@ class TwoInstancesIntegrationTests {
 		JsonNode standbyCluster = get(standby, "/actuator/polling/" + CLUSTER);
 		assertThat(standbyCluster.get("holding").asBoolean()).isFalse();
 		assertThat(standbyCluster.get("lastDecision").get("reason").asString()).isEqualTo("peer-active");
+		assertThat(standbyCluster.get("holder").get("kind").asString()).isEqualTo("peer");
+		assertThat(standbyCluster.get("holder").get("peerId").asString()).isEqualTo(holderId.toUpperCase());
+		assertThat(standbyCluster.get("holder").get("instanceId").asString()).isEqualTo(holderId);
+		assertThat(holderCluster.get("holder").get("kind").asString()).isEqualTo("this-instance");
 		assertThat(peerState(standbyCluster, holderId)).isEqualTo("answered");
 		assertThat(context(holder).counts()).isPositive();
 		assertThat(context(standby).counts()).isZero();
@@ -138,10 +142,17 @@ class TwoInstancesIntegrationTests {
 		// resume: the old holder competes again but stays on standby while the other holds
 		assertThat(post(holder, "/actuator/polling/" + CLUSTER + "/resume").statusCode()).isEqualTo(200);
 		assertThat(holder.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
-		assertThat(post(holder, "/actuator/polling/" + CLUSTER + "/explode").statusCode()).isEqualTo(400);
-		assertThat(post(holder, "/actuator/polling/NO_SUCH_CLUSTER/pause").statusCode()).isEqualTo(400);
-		assertThat(this.http.send(HttpRequest.newBuilder(uri(holder, "/actuator/polling/NO_SUCH_CLUSTER")).GET().build(),
-				HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(404);
+		HttpResponse<String> unknownAction = post(holder, "/actuator/polling/" + CLUSTER + "/explode");
+		assertThat(unknownAction.statusCode()).isEqualTo(400);
+		assertThat(this.json.readTree(unknownAction.body()).get("valid").toString()).isEqualTo("[\"pause\",\"resume\"]");
+		HttpResponse<String> unknownClusterAction = post(holder, "/actuator/polling/NO_SUCH_CLUSTER/pause");
+		assertThat(unknownClusterAction.statusCode()).isEqualTo(400);
+		assertThat(this.json.readTree(unknownClusterAction.body()).get("valid").toString()).isEqualTo("[\"" + CLUSTER + "\"]");
+		HttpResponse<String> unknownCluster = this.http.send(
+				HttpRequest.newBuilder(uri(holder, "/actuator/polling/NO_SUCH_CLUSTER")).GET().build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(unknownCluster.statusCode()).isEqualTo(404);
+		assertThat(this.json.readTree(unknownCluster.body()).get("error").asString()).isEqualTo("Unknown polling cluster 'NO_SUCH_CLUSTER'");
+		assertThat(this.json.readTree(unknownCluster.body()).get("valid").toString()).isEqualTo("[\"" + CLUSTER + "\"]");
 
 		// no password anywhere
 		for (ConfigurableApplicationContext context : this.contexts) {

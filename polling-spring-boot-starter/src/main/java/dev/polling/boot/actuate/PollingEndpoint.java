@@ -29,7 +29,8 @@ import dev.polling.core.PollingManager;
  * /actuator/polling/{cluster}/pause} hands a cluster over to a peer (it takes over at its next
  * tick) and {@code .../resume} lets this instance compete again; both need
  * {@code management.endpoint.polling.access=unrestricted}, the default access being read-only.
- * Shows peer user names, never passwords.
+ * Shows peer user names, never passwords. Over HTTP, {@link PollingEndpointWebExtension} answers an
+ * unknown cluster or action with the valid ones.
  */
 @Endpoint(id = "polling", defaultAccess = Access.READ_ONLY)
 public class PollingEndpoint {
@@ -94,11 +95,33 @@ public class PollingEndpoint {
 		}
 		Decision decision = status.lastDecision();
 		return new ClusterDescriptor(status.definition().id(), status.definition().name(), status.definition().waitTime().toString(),
-				status.holding(), status.paused(), status.cycleRunning(),
+				status.holding(), holder(status), status.paused(), status.cycleRunning(),
 				(status.lastActivity() != null) ? status.lastActivity().toString() : null,
 				(status.elapsed() != null) ? status.elapsed().toMillis() : null,
 				(decision != null) ? DecisionDescriptor.of(decision) : null, peers,
 				(status.cycleRunningFor() != null) ? status.cycleRunningFor().toMillis() : null, status.cycleOverrunning());
+	}
+
+	/** Who holds the cluster as this instance sees it: itself, the peer that answered holding in the last decision, or unknown. */
+	private HolderDescriptor holder(ClusterStatus status) {
+		if (status.holding()) {
+			return new HolderDescriptor(HolderDescriptor.THIS_INSTANCE, null, this.manager.settings().instanceId());
+		}
+		Decision decision = status.lastDecision();
+		if (decision != null) {
+			for (PeerObservation observation : decision.peers()) {
+				if (observation.isHolding(status.definition().waitTime())
+						&& !this.manager.settings().instanceId().equals(observation.instanceId())) {
+					return new HolderDescriptor(HolderDescriptor.PEER, observation.peerId(), observation.instanceId());
+				}
+			}
+		}
+		return new HolderDescriptor(HolderDescriptor.UNKNOWN, null, null);
+	}
+
+	/** The operations of this endpoint, for answers to a request it does not know. */
+	List<String> clusterIds() {
+		return List.copyOf(this.manager.clusterIds());
 	}
 
 	static String lower(Enum<?> value) {
@@ -123,6 +146,7 @@ public class PollingEndpoint {
 	 * @param name the display name
 	 * @param waitTime the wait time (ISO-8601)
 	 * @param holding whether this instance holds the cluster
+	 * @param holder who holds it as this instance sees it
 	 * @param paused whether the cluster is paused on this instance
 	 * @param cycleRunning whether a cycle runs in this instance now
 	 * @param lastActivity this instance's last activity, or null when never or released
@@ -132,9 +156,31 @@ public class PollingEndpoint {
 	 * @param cycleRunningMillis how long the running cycle has run, or null when none runs
 	 * @param cycleOverrunning whether the running cycle has run longer than the wait time
 	 */
-	public record ClusterDescriptor(String id, String name, String waitTime, boolean holding, boolean paused, boolean cycleRunning,
+	public record ClusterDescriptor(String id, String name, String waitTime, boolean holding, HolderDescriptor holder, boolean paused,
+			boolean cycleRunning,
 			@Nullable String lastActivity, @Nullable Long elapsedMillis, @Nullable DecisionDescriptor lastDecision,
 			List<PeerDescriptor> peers, @Nullable Long cycleRunningMillis, boolean cycleOverrunning) implements OperationResponseBody {
+	}
+
+	/**
+	 * Who holds a cluster, as this instance sees it.
+	 * @param kind {@value #THIS_INSTANCE}, {@value #PEER} (a peer answered holding in the last decision) or {@value #UNKNOWN}
+	 *        (no decision yet, or no peer answered holding: the cluster may be free, or held by a peer that did not answer)
+	 * @param peerId the configured id of the peer that answered holding ({@code coordinator} for a cluster coordinated through
+	 *        the database), or null
+	 * @param instanceId the holder's instance id, when known
+	 */
+	public record HolderDescriptor(String kind, @Nullable String peerId, @Nullable String instanceId) {
+
+		/** This instance holds the cluster. */
+		public static final String THIS_INSTANCE = "this-instance";
+
+		/** A peer answered holding it in the last decision. */
+		public static final String PEER = "peer";
+
+		/** Nobody answered holding it. */
+		public static final String UNKNOWN = "unknown";
+
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package dev.polling.boot.aop;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -15,11 +14,8 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.core.annotation.MergedAnnotation;
-import org.springframework.core.annotation.MergedAnnotations;
-import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
-import org.springframework.util.ReflectionUtils;
 
+import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.core.PollingManager;
 
 /**
@@ -27,12 +23,14 @@ import dev.polling.core.PollingManager;
  * weaver), outside any other advice of the bean (so a refused cycle never opens a transaction).
  * Checks every annotated bean at startup: each cluster id must be defined and a gated method must
  * be able to return {@code null}; otherwise the application fails to start with a
- * {@link PollingAnnotationException}.
+ * {@link PollingAnnotationException}. An id that the configuration defines only in the form Spring
+ * Boot's binder makes of it ({@code MAIL BOX} read as {@code MAILBOX}) fails with an
+ * {@link InvalidPollingConfigurationException} that names the bracket notation.
  */
 public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements SmartInitializingSingleton {
 
-	private final List<Usage> usages = new ArrayList<>();
+	private final List<PollingAnnotationUsage> usages = new ArrayList<>();
 
 	private volatile boolean started;
 
@@ -56,8 +54,8 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		if (this.advisor != null && isEligible(bean, beanName)) {
-			List<Usage> found = usages(beanName, AopProxyUtils.ultimateTargetClass(bean));
-			for (Usage usage : found) {
+			List<PollingAnnotationUsage> found = PollingAnnotationUsage.find(beanName, AopProxyUtils.ultimateTargetClass(bean));
+			for (PollingAnnotationUsage usage : found) {
 				usage.checkShape();
 			}
 			if (this.started) {
@@ -74,7 +72,7 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		List<Usage> pending;
+		List<PollingAnnotationUsage> pending;
 		synchronized (this.usages) {
 			pending = List.copyOf(this.usages);
 			this.usages.clear();
@@ -87,65 +85,48 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 		return (this.beanFactory != null) ? this.beanFactory.getBeanProvider(PollingManager.class).getIfAvailable() : null;
 	}
 
-	private static void check(List<Usage> usages, @Nullable PollingManager manager) {
-		for (Usage usage : usages) {
+	private static void check(List<PollingAnnotationUsage> usages, @Nullable PollingManager manager) {
+		for (PollingAnnotationUsage usage : usages) {
 			if (manager == null) {
-				throw new PollingAnnotationException(usage + " names cluster '" + usage.clusterId
-						+ "' but no polling clusters are configured", "define polling.clusters." + usage.clusterId
+				throw new PollingAnnotationException(usage + " names cluster '" + usage.clusterId()
+						+ "' but no polling clusters are configured", "define polling.clusters." + usage.clusterId()
 								+ ".wait-time (or set polling.enabled=false to run the method without coordination)");
 			}
 			Set<String> known = manager.clusterIds();
-			if (!known.contains(usage.clusterId)) {
-				throw new PollingAnnotationException(usage + " names unknown cluster '" + usage.clusterId + "'; known clusters: " + known,
-						"correct the id in the annotation, or define polling.clusters." + usage.clusterId + ".wait-time");
+			if (!known.contains(usage.clusterId())) {
+				String bound = boundAs(usage.clusterId());
+				if (!bound.equals(usage.clusterId()) && known.contains(bound)) {
+					throw new InvalidPollingConfigurationException("polling.clusters." + usage.clusterId(), "read as cluster '" + bound + "'",
+							usage + " names cluster '" + usage.clusterId() + "', but Spring Boot reads the key polling.clusters."
+									+ usage.clusterId() + " as '" + bound
+									+ "': outside brackets a map key keeps only letters, digits, '-' and '_'",
+							"write the key in brackets so that it is kept as written: polling.clusters.[" + usage.clusterId()
+									+ "].wait-time (in YAML: \"[" + usage.clusterId() + "]\": under polling.clusters), or name the cluster '"
+									+ bound + "' in the annotation");
+				}
+				throw new PollingAnnotationException(usage + " names unknown cluster '" + usage.clusterId() + "'; known clusters: " + known,
+						"correct the id in the annotation, or define polling.clusters." + bracketed(usage.clusterId()) + ".wait-time");
 			}
 		}
 	}
 
-	private static List<Usage> usages(String beanName, Class<?> type) {
-		List<Usage> found = new ArrayList<>();
-		MergedAnnotation<PollingAction> classAction = MergedAnnotations.from(type, SearchStrategy.TYPE_HIERARCHY).get(PollingAction.class);
-		if (classAction.isPresent()) {
-			found.add(new Usage(beanName, "@PollingAction on " + type.getName(), classAction.getString("value"), null));
-		}
-		ReflectionUtils.doWithMethods(type, (method) -> {
-			MergedAnnotations annotations = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
-			MergedAnnotation<PollingCycle> cycle = annotations.get(PollingCycle.class);
-			if (cycle.isPresent()) {
-				found.add(new Usage(beanName, "@PollingCycle on " + describe(type, method), cycle.getString("value"), method));
-			}
-			MergedAnnotation<PollingAction> action = annotations.get(PollingAction.class);
-			if (action.isPresent()) {
-				found.add(new Usage(beanName, "@PollingAction on " + describe(type, method), action.getString("value"), null));
-			}
-		}, ReflectionUtils.USER_DECLARED_METHODS);
-		return found;
+	/**
+	 * The map key Spring Boot's binder makes of an unbracketed key: it drops every character but
+	 * ASCII letters, digits, '-' and '_' ({@code MAIL BOX} becomes {@code MAILBOX}).
+	 */
+	static String boundAs(String key) {
+		StringBuilder bound = new StringBuilder();
+		key.chars().filter(PollingAnnotationBeanPostProcessor::keptInKeys).forEach((ch) -> bound.append((char) ch));
+		return bound.toString();
 	}
 
-	private static String describe(Class<?> type, Method method) {
-		return type.getName() + "." + method.getName() + "()";
+	/** The key as it must be written in a property name: in brackets when the binder would change it. */
+	static String bracketed(String key) {
+		return boundAs(key).equals(key) ? key : "[" + key + "]";
 	}
 
-	/** One annotation found on a bean. */
-	private record Usage(String beanName, String description, String clusterId, @Nullable Method gatedMethod) {
-
-		void checkShape() {
-			if (this.clusterId.isBlank()) {
-				throw new PollingAnnotationException(this + " names no cluster",
-						"write the cluster id, e.g. @PollingCycle(\"MAILABRUF_CLUSTER\")");
-			}
-			if (this.gatedMethod != null && this.gatedMethod.getReturnType().isPrimitive()
-					&& this.gatedMethod.getReturnType() != void.class) {
-				throw new PollingAnnotationException(this + " returns " + this.gatedMethod.getReturnType()
-						+ ", but a skipped cycle returns null", "return void or an object type");
-			}
-		}
-
-		@Override
-		public String toString() {
-			return this.description + " (bean '" + this.beanName + "')";
-		}
-
+	private static boolean keptInKeys(int ch) {
+		return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
 	}
 
 }

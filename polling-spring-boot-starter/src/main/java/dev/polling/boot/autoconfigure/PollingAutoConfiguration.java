@@ -28,6 +28,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
@@ -71,8 +72,9 @@ public final class PollingAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		@ConditionalOnProperty(prefix = "polling.jmx.server", name = "port")
-		PollingJmxServer pollingJmxServer(PollingProperties properties, ObjectProvider<SslBundles> sslBundles) {
-			PollingPropertiesValidator.validate(properties);
+		PollingJmxServer pollingJmxServer(PollingProperties properties, ObjectProvider<SslBundles> sslBundles,
+				Environment environment) {
+			PollingPropertiesValidator.validate(properties, environment);
 			PollingProperties.Server server = properties.getJmx().getServer();
 			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
 					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
@@ -102,8 +104,9 @@ public final class PollingAutoConfiguration {
 		@ConditionalOnMissingBean
 		PollingManager pollingManager(PollingProperties properties, ObjectProvider<PollingJmxServer> jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
-				ObjectProvider<SslBundles> sslBundles) {
-			PollingPropertiesValidator.validate(properties);
+				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
+				Environment environment) {
+			PollingPropertiesValidator.validate(properties, environment);
 			PollingJmxServer server = jmxServer.getIfAvailable();
 			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
@@ -133,6 +136,7 @@ public final class PollingAutoConfiguration {
 					builder.coordinator(id, coordinator);
 				}
 			});
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			PollingManager manager = builder.build();
 			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
 					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),

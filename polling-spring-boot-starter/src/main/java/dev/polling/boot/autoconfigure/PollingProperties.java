@@ -38,9 +38,10 @@ public class PollingProperties {
 	private @Nullable String instanceId;
 
 	/**
-	 * Longest time a decision waits for the peers. Must be shorter than half of every cluster's
-	 * wait time.
+	 * Longest time a decision waits for the peers: at least 100ms, and shorter than half of every
+	 * cluster's wait time. A number without unit means seconds.
 	 */
+	@DurationUnit(ChronoUnit.SECONDS)
 	private Duration peerTimeout = PollingSettings.DEFAULT_PEER_TIMEOUT;
 
 	/**

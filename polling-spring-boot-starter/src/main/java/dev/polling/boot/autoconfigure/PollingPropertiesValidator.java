@@ -4,8 +4,18 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
 import dev.polling.boot.autoconfigure.PollingProperties.Peer;
@@ -22,6 +32,14 @@ public final class PollingPropertiesValidator {
 
 	private static final String PREFIX = "polling.";
 
+	private static final ConfigurationPropertyName CLUSTERS = ConfigurationPropertyName.of("polling.clusters");
+
+	/**
+	 * The shortest peer timeout accepted. Below it reads of healthy peers time out, and under
+	 * {@code proceed} a peer that did not answer counts as idle, so every instance would poll.
+	 */
+	public static final Duration MIN_PEER_TIMEOUT = Duration.ofMillis(100);
+
 	private PollingPropertiesValidator() {
 	}
 
@@ -31,10 +49,49 @@ public final class PollingPropertiesValidator {
 	 * @throws InvalidPollingConfigurationException on the first mistake found
 	 */
 	public static void validate(PollingProperties properties) {
+		validate(properties, Map.of());
+	}
+
+	/**
+	 * Validates the properties, and first that every cluster set in the environment was bound: a
+	 * cluster whose only keys are unknown ones ({@code wait-tme}) is left out by the binder, and is
+	 * reported as missing its wait time.
+	 * @param properties the bound properties
+	 * @param environment the environment they were bound from
+	 * @throws InvalidPollingConfigurationException on the first mistake found
+	 */
+	public static void validate(PollingProperties properties, Environment environment) {
+		validate(properties, configuredClusters(environment));
+	}
+
+	private static void validate(PollingProperties properties, Map<String, Set<String>> configuredClusters) {
+		for (Map.Entry<String, Set<String>> cluster : configuredClusters.entrySet()) {
+			if (!properties.getClusters().containsKey(cluster.getKey())) {
+				String key = "clusters." + cluster.getKey() + ".wait-time";
+				throw invalid(key, "not set", "every cluster needs a wait time; cluster '" + cluster.getKey()
+						+ "' is set only by " + String.join(", ", cluster.getValue()) + ", which the starter does not read",
+						"set polling." + key + " to at least 10s (recommended: twice the timer delay)");
+			}
+		}
 		validateInstance(properties);
 		validateServer(properties.getJmx().getServer());
 		validatePeers(properties.getPeers());
 		validateClusters(properties);
+	}
+
+	/** The cluster ids set in the environment (environment variables aside), with their keys as written. */
+	private static Map<String, Set<String>> configuredClusters(Environment environment) {
+		Map<String, Set<String>> clusters = new LinkedHashMap<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (source instanceof IterableConfigurationPropertySource iterable
+					&& !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+				iterable.stream().filter((name) -> name.getNumberOfElements() > 3 && CLUSTERS.isAncestorOf(name)).forEach((name) -> {
+					clusters.computeIfAbsent(name.getElement(2, Form.ORIGINAL), (id) -> new TreeSet<>())
+						.add(PollingPropertyKeys.written(name, name.getNumberOfElements() - 1));
+				});
+			}
+		}
+		return clusters;
 	}
 
 	private static void validateInstance(PollingProperties properties) {
@@ -47,6 +104,13 @@ public final class PollingPropertiesValidator {
 		if (peerTimeout == null || peerTimeout.isNegative() || peerTimeout.isZero()) {
 			throw invalid("peer-timeout", display(peerTimeout), "the peer timeout must be positive",
 					"set polling.peer-timeout to e.g. 2s (shorter than half of every cluster's wait time)");
+		}
+		if (peerTimeout.compareTo(MIN_PEER_TIMEOUT) < 0) {
+			throw invalid("peer-timeout", display(peerTimeout),
+					"the peer timeout is shorter than the minimum of " + display(MIN_PEER_TIMEOUT)
+							+ ": reads of healthy peers would time out, and a peer that does not answer counts as idle, "
+							+ "so every instance would poll",
+					"set polling.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
 		}
 		if (properties.getUnreachablePeerPolicy() == null) {
 			throw invalid("unreachable-peer-policy", "not set", "a policy is required",
@@ -218,6 +282,9 @@ public final class PollingPropertiesValidator {
 	static String display(@Nullable Duration duration) {
 		if (duration == null) {
 			return "not set";
+		}
+		if (duration.toNanos() % 1_000_000 != 0) {
+			return duration.toString();
 		}
 		long millis = duration.toMillis();
 		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";

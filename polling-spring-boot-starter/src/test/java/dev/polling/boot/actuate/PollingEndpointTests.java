@@ -1,17 +1,28 @@
 package dev.polling.boot.actuate;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 import dev.polling.boot.actuate.PollingEndpoint.ClusterDescriptor;
+import dev.polling.boot.actuate.PollingEndpoint.HolderDescriptor;
+import dev.polling.boot.actuate.PollingEndpointWebExtension.UnknownSelectorDescriptor;
 import dev.polling.boot.actuate.PollingEndpoint.PollingDescriptor;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PeerClient;
 import dev.polling.core.PeerDefinition;
+import dev.polling.core.PeerFault;
+import dev.polling.core.PeerObservation;
+import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 
@@ -75,6 +86,62 @@ class PollingEndpointTests {
 		this.manager.tryStartPolling("MAILABRUF_CLUSTER");
 		String json = JsonMapper.builder().build().writeValueAsString(this.endpoint.polling());
 		assertThat(json).contains("\"username\":\"polling\"").doesNotContain(PASSWORD).doesNotContainIgnoringCase("password");
+	}
+
+	@Test
+	void namesTheHolderAsThisInstanceAPeerOrUnknown() {
+		assertThat(this.endpoint.cluster("MAILABRUF_CLUSTER").holder()).isEqualTo(new HolderDescriptor("unknown", null, null));
+		this.manager.tryStartPolling("MAILABRUF_CLUSTER");
+		assertThat(this.endpoint.cluster("MAILABRUF_CLUSTER").holder())
+			.isEqualTo(new HolderDescriptor("this-instance", null, "endpoint"));
+		this.manager.pause("MAILABRUF_CLUSTER");
+		this.manager.decide("MAILABRUF_CLUSTER");
+		// the only peer refused the connection: nobody answered holding
+		assertThat(this.endpoint.polling().clusters().get("MAILABRUF_CLUSTER").holder().kind()).isEqualTo("unknown");
+	}
+
+	@Test
+	void namesThePeerThatAnsweredHolding() {
+		PeerClient holdingPeer = new PeerClient() {
+
+			@Override
+			public CompletableFuture<PeerObservation> observe(PeerDefinition peer, ClusterDefinition cluster, Duration timeout) {
+				return CompletableFuture.completedFuture(new PeerObservation(peer.id(), peer.address(), PeerState.ANSWERED,
+						PeerFault.NONE, "server2", 5, -1, Duration.ZERO, Instant.now(), null));
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		try (PollingManager standby = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId("standby").withPeerTimeout(Duration.ofMillis(300)))
+			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
+			.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1))
+			.peerClient(holdingPeer)
+			.build()) {
+			assertThat(standby.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
+			assertThat(new PollingEndpoint(standby).cluster("MAILABRUF_CLUSTER").holder())
+				.isEqualTo(new HolderDescriptor("peer", "SERVER2", "server2"));
+		}
+	}
+
+	@Test
+	void answersAnUnknownClusterOrActionOverHttpWithTheValidOnes() {
+		PollingEndpointWebExtension web = new PollingEndpointWebExtension(this.endpoint);
+		WebEndpointResponse<OperationResponseBody> unknownCluster = web.cluster("NOPE");
+		assertThat(unknownCluster.getStatus()).isEqualTo(404);
+		assertThat(unknownCluster.getBody()).isEqualTo(new UnknownSelectorDescriptor("Unknown polling cluster 'NOPE'", "cluster", "NOPE",
+				List.of("MAILABRUF_CLUSTER")));
+		assertThat(web.cluster("MAILABRUF_CLUSTER").getStatus()).isEqualTo(200);
+		WebEndpointResponse<OperationResponseBody> unknownAction = web.handover("MAILABRUF_CLUSTER", "release");
+		assertThat(unknownAction.getStatus()).isEqualTo(400);
+		assertThat(unknownAction.getBody())
+			.isEqualTo(new UnknownSelectorDescriptor("Unknown action 'release'", "action", "release", List.of("pause", "resume")));
+		assertThat(web.handover("NOPE", "pause").getStatus()).isEqualTo(400);
+		assertThat(web.handover("MAILABRUF_CLUSTER", "pause").getStatus()).isEqualTo(200);
+		assertThat(this.manager.isPaused("MAILABRUF_CLUSTER")).isTrue();
 	}
 
 	@Test

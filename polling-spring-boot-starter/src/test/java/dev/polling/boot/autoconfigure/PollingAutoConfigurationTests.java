@@ -19,6 +19,7 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.polling.boot.actuate.PollingEndpoint;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
+import dev.polling.boot.aop.UnguardedPollingMethodsReporter;
 import dev.polling.boot.autoconfigure.actuate.PollingEndpointAutoConfiguration;
 import dev.polling.boot.autoconfigure.health.PollingHealthContributorAutoConfiguration;
 import dev.polling.boot.autoconfigure.metrics.PollingMetricsAutoConfiguration;
@@ -50,7 +51,7 @@ class PollingAutoConfigurationTests {
 			.withPropertyValues("polling.peer-timeout=750ms", "polling.unreachable-peer-policy=presume-last-known",
 					"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=9010",
 					"polling.peers.SERVER2.username=userid", "polling.peers.SERVER2.password=pwd",
-					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600")
+					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class)
 					.doesNotHaveBean(PollingJmxServer.class);
@@ -121,6 +122,24 @@ class PollingAutoConfigurationTests {
 				.doesNotHaveBean(PollingEndpoint.class)
 				.doesNotHaveBean(PollingMetrics.class)
 				.doesNotHaveBean("pollingHealthContributor"));
+	}
+
+	@Test
+	void appliesTheBuilderCustomizersBeforeBuildingTheManager() {
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
+			.withBean(PollingManagerBuilderCustomizer.class,
+					() -> (builder) -> builder.cluster(ClusterDefinition.of("ADDED_BY_CUSTOMIZER", Duration.ofSeconds(20))))
+			.run((context) -> assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAILABRUF_CLUSTER",
+					"ADDED_BY_CUSTOMIZER"));
+	}
+
+	@Test
+	void reportsUnguardedMethodsOnlyWhenPollingIsDisabled() {
+		ApplicationContextRunner runner = this.runner.withConfiguration(AutoConfigurations.of(PollingDisabledAutoConfiguration.class));
+		runner.withPropertyValues("polling.enabled=false")
+			.run((context) -> assertThat(context).hasSingleBean(UnguardedPollingMethodsReporter.class));
+		runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
+			.run((context) -> assertThat(context).doesNotHaveBean(UnguardedPollingMethodsReporter.class));
 	}
 
 	@Test

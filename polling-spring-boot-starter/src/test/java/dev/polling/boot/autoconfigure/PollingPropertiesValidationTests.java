@@ -40,6 +40,8 @@ class PollingPropertiesValidationTests {
 						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "5s", "at least 10s"),
 				arguments("cluster without wait time", List.of("polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten"),
 						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "not set", "at least 10s"),
+				arguments("peer timeout of 50ms", List.of(CLUSTER, "polling.peer-timeout=50ms"), "polling.peer-timeout", "50ms",
+						"set polling.peer-timeout to e.g. 2s"),
 				arguments("peer timeout of half the wait time", List.of(CLUSTER, "polling.peer-timeout=5s"),
 						"polling.peer-timeout", "5s", "lower polling.peer-timeout below 5s"),
 				arguments("cluster naming an unknown peer",

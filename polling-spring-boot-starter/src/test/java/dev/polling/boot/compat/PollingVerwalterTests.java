@@ -30,7 +30,7 @@ class PollingVerwalterTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class, IsyPollingCompatibilityAutoConfiguration.class))
 		.withPropertyValues("polling.instance-id=verwalter", "polling.jmx.domain=dev.polling.verwaltertest",
-				"polling.clusters." + CLUSTER + ".wait-time=600");
+				"polling.clusters." + CLUSTER + ".wait-time=600s");
 
 	@Test
 	void startePollingIsTryStartPolling() {

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.actuate;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -9,12 +10,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.polling.boot.actuate.PollingEndpoint;
+import dev.polling.boot.actuate.PollingEndpointWebExtension;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.core.PollingManager;
 
 /**
  * Auto-configuration of the {@link PollingEndpoint}, when the actuator is on the classpath and the
- * endpoint is exposed. Its pause/resume operation needs
+ * endpoint is exposed, with its {@link PollingEndpointWebExtension} over HTTP. Its pause/resume operation needs
  * {@code management.endpoint.polling.access=unrestricted}.
  */
 @AutoConfiguration(after = PollingAutoConfiguration.class)
@@ -27,6 +29,14 @@ public final class PollingEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	PollingEndpoint pollingEndpoint(PollingManager manager) {
 		return new PollingEndpoint(manager);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PollingEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	PollingEndpointWebExtension pollingEndpointWebExtension(PollingEndpoint endpoint) {
+		return new PollingEndpointWebExtension(endpoint);
 	}
 
 }

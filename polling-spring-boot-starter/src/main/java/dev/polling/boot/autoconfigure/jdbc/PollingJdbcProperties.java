@@ -4,13 +4,16 @@ import dev.polling.jdbc.delivery.DeliveryDispatcher;
 
 import dev.polling.jdbc.TableNames;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
- * Configuration of polling's JDBC parts, under {@code polling.jdbc}.
+ * Configuration of polling's JDBC parts, under {@code polling.jdbc}. A duration written as a plain
+ * number means seconds, as everywhere under {@code polling.*}.
  */
 @ConfigurationProperties("polling.jdbc")
 public class PollingJdbcProperties {
@@ -100,14 +103,16 @@ public class PollingJdbcProperties {
 
 		/**
 		 * How long received keys are remembered. Keep it far longer than any source may deliver the
-		 * same message again: a purged key counts as new.
+		 * same message again: a purged key counts as new. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(30);
 
 		/**
 		 * How often each instance deletes entries older than the retention; 0 disables the purge.
-		 * Purging on several instances at once is safe.
+		 * Purging on several instances at once is safe. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
 		/**
@@ -167,11 +172,13 @@ public class PollingJdbcProperties {
 	 */
 	public static class Backoff {
 
-		private final String prefix;
+		// the owner's key for messages; not a property (no accessors), set by the owner
+		private String prefix = "polling.jdbc";
 
 		/**
-		 * Wait before the first retry.
+		 * Wait before the first retry. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration initial = Duration.ofSeconds(1);
 
 		/**
@@ -180,12 +187,14 @@ public class PollingJdbcProperties {
 		private double multiplier = 2.0;
 
 		/**
-		 * Longest wait between attempts.
+		 * Longest wait between attempts. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration max = Duration.ofMinutes(5);
 
-		Backoff(String prefix) {
+		Backoff prefix(String prefix) {
 			this.prefix = prefix;
+			return this;
 		}
 
 		public Duration getInitial() {
@@ -239,7 +248,9 @@ public class PollingJdbcProperties {
 		/**
 		 * Lease of a claimed message; renewed every third of it while the instance holds the
 		 * message. An instance that stops renewing loses its messages after this time.
+		 * A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofSeconds(30);
 
 		/**
@@ -247,7 +258,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff("polling.jdbc.queue");
+		private final Backoff backoff = new Backoff().prefix("polling.jdbc.queue");
 
 		/**
 		 * Worker threads of this instance.
@@ -260,18 +271,22 @@ public class PollingJdbcProperties {
 		private int batchSize = 10;
 
 		/**
-		 * Wait of the fetcher when no message was ready.
+		 * Wait of the fetcher when no message was ready. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		/**
-		 * How long DONE messages are kept.
+		 * How long DONE messages are kept. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(7);
 
 		/**
 		 * How often each instance deletes DONE messages older than the retention; 0 disables it.
+		 * A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
 		public boolean isEnabled() {
@@ -360,8 +375,9 @@ public class PollingJdbcProperties {
 
 		/**
 		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
-		 * IN_DOUBT.
+		 * IN_DOUBT. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration leaseTime = Duration.ofMinutes(2);
 
 		/**
@@ -369,7 +385,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff("polling.jdbc.delivery");
+		private final Backoff backoff = new Backoff().prefix("polling.jdbc.delivery");
 
 		/**
 		 * Sending threads of this instance. One is enough for quick destinations; slow ones (an SMTP
@@ -384,13 +400,16 @@ public class PollingJdbcProperties {
 		private int batchSize = 10;
 
 		/**
-		 * Wait of the dispatcher when nothing was due.
+		 * Wait of the dispatcher when nothing was due. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		/**
 		 * How often expired sends are recovered (IN_DOUBT, or re-sent for idempotent destinations).
+		 * A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration recoverInterval = Duration.ofSeconds(30);
 
 		public boolean isEnabled() {
@@ -484,8 +503,9 @@ public class PollingJdbcProperties {
 		/**
 		 * How long a holder that stopped deciding keeps a cluster before another instance takes it
 		 * over, in database time. Defaults to each cluster's wait time. Must exceed the longest cycle
-		 * plus the timer delay.
+		 * plus the timer delay. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration failoverPeriod;
 
 		public @Nullable Duration getFailoverPeriod() {
@@ -513,8 +533,9 @@ public class PollingJdbcProperties {
 		private @Nullable String cluster;
 
 		/**
-		 * Time between dispatch rounds.
+		 * Time between dispatch rounds. A number without unit means seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration dispatchInterval = Duration.ofSeconds(1);
 
 		/**

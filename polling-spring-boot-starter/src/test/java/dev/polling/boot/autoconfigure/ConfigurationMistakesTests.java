@@ -1,0 +1,242 @@
+package dev.polling.boot.autoconfigure;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+import dev.polling.boot.aop.PollingAction;
+import dev.polling.boot.aop.PollingCycle;
+import dev.polling.core.PollingManager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+
+/**
+ * Mistakes a new user plausibly makes, through a real {@code SpringApplication} and Spring Boot's
+ * failure analysis: each one fails the start with the Property/Value/Reason/Fix block, or is
+ * reported with a warning; none gives two pollers silently.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ConfigurationMistakesTests {
+
+	private static final String DOMAIN = "polling.jmx.domain=dev.polling.mistakestest";
+
+	private static final String CLUSTER = "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s";
+
+	// ---------------------------------------------------------------- 1. units
+
+	@Test
+	void aPeerTimeoutWithoutUnitMeansSeconds() {
+		try (ConfigurableApplicationContext context = run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.peer-timeout=2")) {
+			assertThat(context.getBean(PollingManager.class).settings().peerTimeout()).isEqualTo(Duration.ofSeconds(2));
+		}
+	}
+
+	@Test
+	void aPeerTimeoutBelowTheMinimumFailsTheStart(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.peer-timeout=50ms"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: polling.peer-timeout")
+			.contains("Value: 50ms")
+			.contains("Reason: the peer timeout is shorter than the minimum of 100ms")
+			.contains("Fix: set polling.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
+	}
+
+	// ---------------------------------------------------------------- 4. polling.enabled=false
+
+	@Test
+	void warnsOnceThatAnnotatedMethodsRunUnguardedWhenPollingIsDisabled(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run(PollerApplication.class, DOMAIN, CLUSTER, "polling.enabled=false")) {
+			assertThat(context.getBeanProvider(PollingManager.class).getIfAvailable()).isNull();
+		}
+		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.enabled=false: polling coordination is off")))
+			.singleElement()
+			.satisfies((line) -> assertThat(line).contains("WARN")
+				.contains("run unguarded")
+				.contains("@PollingCycle on " + Poller.class.getName() + ".poll() (bean 'poller')")
+				.contains("@PollingAction on " + Poller.class.getName() + ".process() (bean 'poller')"));
+	}
+
+	@Test
+	void namesPollingEnabledWhenAPollingManagerIsMissing(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(ManagerUserApplication.class, DOMAIN, CLUSTER, "polling.enabled=false"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: polling.enabled")
+			.contains("Value: false")
+			.contains("there is no PollingManager bean, but parameter 0 of the constructor of "
+					+ ManagerUser.class.getName() + " requires one")
+			.contains("Fix: remove polling.enabled=false")
+			.doesNotContain("required a bean of type");
+	}
+
+	@Test
+	void namesPollingClustersWhenAPollingManagerIsMissingForWantOfClusters(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(ManagerUserApplication.class, DOMAIN));
+		assertThat(output).contains("Property: polling.clusters").contains("Value: not set").contains("no polling cluster is defined");
+	}
+
+	// ---------------------------------------------------------------- 5. ids with special characters
+
+	@Test
+	void aClusterIdThatTheBinderChangedFailsWithTheBracketNotation(CapturedOutput output) {
+		assertThatException()
+			.isThrownBy(() -> run(SpacedPollerApplication.class, "spring.config.location=classpath:mistakes/cluster-id-with-space.yml"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: polling.clusters.MAIL BOX")
+			.contains("Value: read as cluster 'MAILBOX'")
+			.contains("@PollingCycle on " + SpacedPoller.class.getName() + ".poll()")
+			.contains("Fix: write the key in brackets so that it is kept as written: polling.clusters.[MAIL BOX].wait-time")
+			.contains("\"[MAIL BOX]\":");
+		assertThat(output.getOut()).contains("WARN")
+			.contains("Property 'polling.clusters.MAIL BOX.wait-time': Spring Boot reads the cluster id as 'MAILBOX'");
+	}
+
+	@Test
+	void aClusterIdInBracketsIsKeptAsWritten() {
+		try (ConfigurableApplicationContext context = run(SpacedPollerApplication.class,
+				"spring.config.location=classpath:mistakes/cluster-id-with-space-bracketed.yml")) {
+			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAIL BOX");
+		}
+	}
+
+	// ---------------------------------------------------------------- 6. unknown keys
+
+	@Test
+	void warnsAboutUnknownKeysNamingTheNearestKnownOne(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run(EmptyApplication.class, "spring.config.location=classpath:mistakes/typos.yml")) {
+			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAILABRUF_CLUSTER", "TIMEOUT_CLUSTER");
+		}
+		assertThat(output.getOut()).contains("Property 'polling.peer-timout' (class path resource [mistakes/typos.yml]")
+			.contains("is ignored: it is not a polling property; did you mean 'polling.peer-timeout'?")
+			.contains("Property 'polling.clusterz.POSTFACH_CLUSTER.wait-time'")
+			.contains("did you mean 'polling.clusters.POSTFACH_CLUSTER.wait-time'?")
+			.contains("Property 'polling.clusters.TIMEOUT_CLUSTER.max-cycle-tme'")
+			.contains("did you mean 'polling.clusters.TIMEOUT_CLUSTER.max-cycle-time'?");
+		assertThat(output.getOut().lines().filter((line) -> line.contains(" is ignored: "))).hasSize(3);
+	}
+
+	@Test
+	void reportsNothingForValidKeysMapKeysAndIsyPollingKeys(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run(EmptyApplication.class,
+				"spring.config.location=classpath:mistakes/valid-keys.yml")) {
+			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAILABRUF_CLUSTER", "POST FACH");
+		}
+		assertThat(output.getOut()).doesNotContain(" is ignored: ").doesNotContain("Spring Boot reads the");
+	}
+
+	@Test
+	void aClusterWhoseOnlyKeyIsMisspeltIsReportedAsMissingItsWaitTime(CapturedOutput output) {
+		assertThatException()
+			.isThrownBy(() -> run(EmptyApplication.class, "spring.config.location=classpath:mistakes/wait-time-typo.yml"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: polling.clusters.MAILBOX.wait-time")
+			.contains("Value: not set")
+			.contains("cluster 'MAILBOX' is set only by polling.clusters.MAILBOX.wait-tme, which the starter does not read")
+			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
+			.doesNotContain("No polling clusters are defined");
+		assertThat(output.getOut()).contains("did you mean 'polling.clusters.MAILBOX.wait-time'?");
+	}
+
+	// ---------------------------------------------------------------- 7. the user's spelling
+
+	@Test
+	void aBindFailureNamesThePropertyAsWritten(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "polling.clusters.MAILBOX.wait-time=ten"));
+		assertThat(output).contains("Property: polling.clusters.MAILBOX.wait-time")
+			.contains("Value: 'ten'")
+			.contains("a plain number means seconds")
+			.doesNotContain("polling.clusters.mailbox");
+	}
+
+	@Test
+	void aValueOutOfRangeIsReportedWithItsRangeNotAsUnreadable(CapturedOutput output) {
+		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
+				"polling.jdbc.queue.lease-time=500ms"));
+		assertThat(output).contains("Property: polling.jdbc.queue.lease-time")
+			.contains("Value: '500ms'")
+			.contains("Reason: polling.jdbc.queue.lease-time must be between 1s and 1d but was PT0.5S")
+			.contains("Fix: set polling.jdbc.queue.lease-time to a value in range, e.g. 30s")
+			.doesNotContain("cannot be read as a duration");
+	}
+
+	private static ConfigurableApplicationContext run(Class<?> application, String... properties) {
+		return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
+			.properties("spring.main.banner-mode=off")
+			.properties(properties)
+			.run();
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class EmptyApplication {
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class PollerApplication {
+
+		@Bean
+		Poller poller() {
+			return new Poller();
+		}
+
+	}
+
+	static class Poller {
+
+		@PollingCycle("MAILABRUF_CLUSTER")
+		void poll() {
+		}
+
+		@PollingAction("MAILABRUF_CLUSTER")
+		void process() {
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@Import(ManagerUser.class)
+	static class ManagerUserApplication {
+
+	}
+
+	static class ManagerUser {
+
+		ManagerUser(PollingManager manager) {
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class SpacedPollerApplication {
+
+		@Bean
+		SpacedPoller spacedPoller() {
+			return new SpacedPoller();
+		}
+
+	}
+
+	static class SpacedPoller {
+
+		@PollingCycle("MAIL BOX")
+		void poll() {
+		}
+
+	}
+
+}
