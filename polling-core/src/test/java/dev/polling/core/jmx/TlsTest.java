@@ -80,12 +80,14 @@ class TlsTest {
 		assertThat(untrustedClient.peers().get(0).fault()).isIn(PeerFault.TLS, PeerFault.IO);
 	}
 
+	/** A TLS mismatch does not pass by itself: a configuration fault, never an idle peer, and no exception. */
 	@Test
-	void failsAPlainClientAgainstATlsServerWithoutThrowing() throws Exception {
+	void aPlainClientAgainstATlsServerIsAConfigurationFaultNotAnIdlePeer() throws Exception {
 		PollingJmxServer peer = holdingPeer(false);
 		Decision decision = decide(peer, null);
-		assertThat(decision.peers().get(0).state()).isIn(PeerState.ERROR, PeerState.UNRESPONSIVE);
-		assertThat(decision.isGranted()).isTrue();
+		assertThat(decision.peers().get(0).state()).isEqualTo(PeerState.ERROR);
+		assertThat(decision.peers().get(0).fault().isConfigurationFault()).as(decision.peers().get(0).toString()).isTrue();
+		assertThat(decision.reason()).isEqualTo(Decision.Reason.PEER_MISCONFIGURED);
 	}
 
 	/** A TLS server whose instance holds the cluster; it trusts the client's certificate. */
