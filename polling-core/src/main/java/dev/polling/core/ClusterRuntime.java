@@ -44,8 +44,12 @@ final class ClusterRuntime {
 	/** Until when this instance holds back from the cluster after handing it over (monotonic nanos). */
 	volatile long handoverUntil;
 
-	/** Disagreements already logged, by peer: logged again only when they change. */
-	final Map<String, String> loggedDisagreements = new ConcurrentHashMap<>();
+	/** Errors about a peer already logged (disagreement, configuration fault), by peer: with when they were logged. */
+	final Map<String, LoggedError> loggedErrors = new ConcurrentHashMap<>();
+
+	/** An error logged about a peer, and when (monotonic nanos). */
+	record LoggedError(String message, long at) {
+	}
 
 	/** Decisions in a row that left the free cluster to a peer holding fewer clusters. */
 	volatile int deferrals;

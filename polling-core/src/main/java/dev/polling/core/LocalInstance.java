@@ -3,10 +3,13 @@ package dev.polling.core;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the clusters of one manager share: this instance's settings and incarnation, the clock, the
@@ -14,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  * instance, and the balancing state.
  */
 final class LocalInstance {
+
+	private static final Logger logger = LoggerFactory.getLogger(LocalInstance.class);
 
 	private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -129,6 +134,35 @@ final class LocalInstance {
 	/** Records a handover: the next one is due after half the wait time. */
 	void handedOver(Duration waitTime) {
 		this.nextHandover = this.time.nanoTime() + waitTime.toNanos() / 2;
+	}
+
+	/**
+	 * A gap this long counts as a stop of the JVM: half the peer timeout. A peer's request waits the
+	 * whole peer timeout before it counts this instance as unknown (and, under proceed, as idle), so
+	 * a shorter stop is answered in time; the margin covers the request's own latency.
+	 */
+	static Duration stopThreshold(PollingSettings settings) {
+		return settings.peerTimeout().dividedBy(2);
+	}
+
+	/**
+	 * Called once per detected stop of this JVM, on whichever thread noticed it: the holds granted
+	 * before it are void already ({@link HoldState}); the heartbeat tells the listener.
+	 */
+	static void logStop(PollingSettings settings, long gapNanos) {
+		logger.warn("This instance ({}) did not run for {} ms (stopped, suspended or paused longer than half the peer timeout of {} ms): "
+				+ "peers may have taken over, so it lets go of every cluster it held and competes anew at the next decision",
+				settings.instanceId(), gapNanos / 1_000_000L, settings.peerTimeout().toMillis());
+	}
+
+	/** On the heartbeat: reports holds that ended without a decision (a stop, a lapse) and cycles that overrun. */
+	static void checkClusters(@Nullable Map<String, ClusterRuntime> clusters) {
+		if (clusters != null) {
+			for (ClusterRuntime c : clusters.values()) {
+				c.syncHeld();
+				c.checkCycle();
+			}
+		}
 	}
 
 }

@@ -23,6 +23,9 @@ final class PeerDecider {
 	/** A holder renews without settle time only while this much of its wait time is left. */
 	static final Duration RENEWAL_MARGIN = Duration.ofSeconds(1);
 
+	/** How often an error about a peer that lasts is logged again. */
+	static final Duration ERROR_REPEAT = Duration.ofMinutes(1);
+
 	private PeerDecider() {
 	}
 
@@ -194,8 +197,12 @@ final class PeerDecider {
 		return null;
 	}
 
+	/** Logs an error about a peer when it is new or changed, and again every {@link #ERROR_REPEAT} while it lasts. */
 	private static String logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, String message) {
-		if (!message.equals(c.loggedDisagreements.put(peerId(o), message))) {
+		long now = c.instance().time().nanoTime();
+		ClusterRuntime.LoggedError last = c.loggedErrors.get(peerId(o));
+		if (last == null || !last.message().equals(message) || now - last.at() >= ERROR_REPEAT.toNanos()) {
+			c.loggedErrors.put(peerId(o), new ClusterRuntime.LoggedError(message, now));
 			logger.error(message);
 		}
 		return message;

@@ -61,10 +61,11 @@ public final class PollingManager implements AutoCloseable {
 	private PollingManager(Builder builder) {
 		this.settings = builder.settings;
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
-		validate(builder);
+		BuilderChecks.validate(builder, this.settings);
 		boolean anyStopSensitive = !this.peers.isEmpty() && builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
 		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
-				? new StopDetector(stopThreshold(this.settings), this::onStopped, this::checkCycles) : null;
+				? new StopDetector(LocalInstance.stopThreshold(this.settings), (gap) -> LocalInstance.logStop(this.settings, gap),
+						this::heartbeat) : null;
 		this.stopDetector = stopDetector;
 		StopSource stopSource = (builder.stopSource != null) ? builder.stopSource : stopDetector;
 		try {
@@ -105,82 +106,14 @@ public final class PollingManager implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * A gap this long counts as a stop of the JVM: half the peer timeout. A peer's request waits the
-	 * whole peer timeout before it counts this instance as unknown (and, under proceed, as idle), so
-	 * a shorter stop is answered in time; the margin covers the request's own latency.
-	 */
-	static Duration stopThreshold(PollingSettings settings) {
-		return settings.peerTimeout().dividedBy(2);
+	/** On the heartbeat thread: holds that ended without a decision, cycles that overrun. */
+	private void heartbeat() {
+		LocalInstance.checkClusters(this.clusters);
 	}
 
 	/** The stop detector, null when no cluster needs one; for tests of what follows a stop. */
 	@Nullable StopDetector stopDetector() {
 		return this.stopDetector;
-	}
-
-	/**
-	 * Called once per detected stop of this JVM, on whichever thread noticed it: the holds granted
-	 * before it are void already ({@link HoldState}); the heartbeat tells the listener.
-	 */
-	private void onStopped(long gapNanos) {
-		logger.warn("This instance ({}) did not run for {} ms (stopped, suspended or paused longer than half the peer timeout of {} ms): "
-				+ "peers may have taken over, so it lets go of every cluster it held and competes anew at the next decision",
-				this.settings.instanceId(), gapNanos / 1_000_000L, this.settings.peerTimeout().toMillis());
-	}
-
-	/** On the heartbeat: reports holds that ended without a decision (a stop, a lapse) and cycles that overrun. */
-	private void checkCycles() {
-		Map<String, ClusterRuntime> all = this.clusters;
-		if (all != null) {
-			for (ClusterRuntime c : all.values()) {
-				c.syncHeld();
-				c.checkCycle();
-			}
-		}
-	}
-
-	private void validate(Builder builder) {
-		if (builder.clusters.isEmpty()) {
-			throw new IllegalArgumentException("No polling clusters are defined; define at least one cluster");
-		}
-		for (String clusterId : builder.coordinators.keySet()) {
-			if (!builder.clusters.containsKey(clusterId)) {
-				throw new IllegalArgumentException("A coordinator is given for unknown cluster '" + clusterId + "'; known clusters: "
-						+ builder.clusters.keySet());
-			}
-		}
-		for (String peerId : builder.peerTls.keySet()) {
-			if (!builder.peers.containsKey(peerId)) {
-				throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + builder.peers.keySet());
-			}
-		}
-		Map<String, String> addresses = new LinkedHashMap<>();
-		for (PeerDefinition peer : builder.peers.values()) {
-			String other = addresses.putIfAbsent(peer.address().toLowerCase(Locale.ROOT), peer.id());
-			if (other != null) {
-				throw new IllegalArgumentException("Peers '" + other + "' and '" + peer.id() + "' have the same address "
-						+ peer.address() + "; remove one of them or fix its address");
-			}
-		}
-		if (this.settings.settleTime().compareTo(this.settings.peerTimeout()) >= 0) {
-			throw new IllegalArgumentException("Settle time " + this.settings.settleTime().toMillis() + " ms is not shorter than the peer timeout ("
-					+ this.settings.peerTimeout().toMillis() + " ms): an acquisition must finish within two peer timeouts of its first round; "
-					+ "lower the settle time or raise the peer timeout");
-		}
-		for (ClusterDefinition cluster : builder.clusters.values()) {
-			for (String peerId : cluster.peerIds()) {
-				if (!builder.peers.containsKey(peerId)) {
-					throw new IllegalArgumentException("Cluster '" + cluster.id() + "' names unknown peer '" + peerId
-							+ "'; known peers: " + builder.peers.keySet() + ". Define the peer or remove it from the cluster");
-				}
-			}
-			if (this.settings.peerTimeout().multipliedBy(2).compareTo(cluster.waitTime()) >= 0) {
-				throw new IllegalArgumentException("Peer timeout " + this.settings.peerTimeout().toMillis()
-						+ " ms is not shorter than half the wait time of cluster '" + cluster.id() + "' ("
-						+ cluster.waitTime().toMillis() + " ms); lower the peer timeout or raise the wait time");
-			}
-		}
 	}
 
 	public static Builder builder() {
@@ -369,9 +302,9 @@ public final class PollingManager implements AutoCloseable {
 
 		private PollingSettings settings = PollingSettings.defaults();
 
-		private final Map<String, ClusterDefinition> clusters = new LinkedHashMap<>();
+		final Map<String, ClusterDefinition> clusters = new LinkedHashMap<>();
 
-		private final Map<String, PeerDefinition> peers = new LinkedHashMap<>();
+		final Map<String, PeerDefinition> peers = new LinkedHashMap<>();
 
 		private TimeSource time = TimeSource.SYSTEM;
 
@@ -381,9 +314,9 @@ public final class PollingManager implements AutoCloseable {
 
 		private @Nullable PeerClient peerClient;
 
-		private final Map<String, ClusterCoordinator> coordinators = new LinkedHashMap<>();
+		final Map<String, ClusterCoordinator> coordinators = new LinkedHashMap<>();
 
-		private final Map<String, SSLContext> peerTls = new LinkedHashMap<>();
+		final Map<String, SSLContext> peerTls = new LinkedHashMap<>();
 
 		private boolean balanceClusters;
 

@@ -39,7 +39,7 @@ public final class SimulationHooks {
 
 	/** The gap the real stop detector counts as a stop. */
 	public static Duration stopThreshold(PollingSettings settings) {
-		return PollingManager.stopThreshold(settings);
+		return LocalInstance.stopThreshold(settings);
 	}
 
 }

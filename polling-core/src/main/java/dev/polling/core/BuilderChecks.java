@@ -1,0 +1,56 @@
+package dev.polling.core;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** The checks a {@link PollingManager.Builder} must pass before a manager is built; each message names the value and the fix. */
+final class BuilderChecks {
+
+	private BuilderChecks() {
+	}
+
+	static void validate(PollingManager.Builder builder, PollingSettings settings) {
+		if (builder.clusters.isEmpty()) {
+			throw new IllegalArgumentException("No polling clusters are defined; define at least one cluster");
+		}
+		for (String clusterId : builder.coordinators.keySet()) {
+			if (!builder.clusters.containsKey(clusterId)) {
+				throw new IllegalArgumentException("A coordinator is given for unknown cluster '" + clusterId + "'; known clusters: "
+						+ builder.clusters.keySet());
+			}
+		}
+		for (String peerId : builder.peerTls.keySet()) {
+			if (!builder.peers.containsKey(peerId)) {
+				throw new IllegalArgumentException("TLS is given for unknown peer '" + peerId + "'; known peers: " + builder.peers.keySet());
+			}
+		}
+		Map<String, String> addresses = new LinkedHashMap<>();
+		for (PeerDefinition peer : builder.peers.values()) {
+			String other = addresses.putIfAbsent(peer.address().toLowerCase(Locale.ROOT), peer.id());
+			if (other != null) {
+				throw new IllegalArgumentException("Peers '" + other + "' and '" + peer.id() + "' have the same address "
+						+ peer.address() + "; remove one of them or fix its address");
+			}
+		}
+		if (settings.settleTime().compareTo(settings.peerTimeout()) >= 0) {
+			throw new IllegalArgumentException("Settle time " + settings.settleTime().toMillis() + " ms is not shorter than the peer timeout ("
+					+ settings.peerTimeout().toMillis() + " ms): an acquisition must finish within two peer timeouts of its first round; "
+					+ "lower the settle time or raise the peer timeout");
+		}
+		for (ClusterDefinition cluster : builder.clusters.values()) {
+			for (String peerId : cluster.peerIds()) {
+				if (!builder.peers.containsKey(peerId)) {
+					throw new IllegalArgumentException("Cluster '" + cluster.id() + "' names unknown peer '" + peerId
+							+ "'; known peers: " + builder.peers.keySet() + ". Define the peer or remove it from the cluster");
+				}
+			}
+			if (settings.peerTimeout().multipliedBy(2).compareTo(cluster.waitTime()) >= 0) {
+				throw new IllegalArgumentException("Peer timeout " + settings.peerTimeout().toMillis()
+						+ " ms is not shorter than half the wait time of cluster '" + cluster.id() + "' ("
+						+ cluster.waitTime().toMillis() + " ms); lower the peer timeout or raise the wait time");
+			}
+		}
+	}
+
+}
