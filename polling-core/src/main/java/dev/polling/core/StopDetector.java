@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * Notices that this JVM did not run for a while: stopped (SIGSTOP, a frozen container, a suspended
@@ -29,7 +30,9 @@ final class StopDetector implements StopSource, AutoCloseable {
 
 	private final LongConsumer onStop;
 
-	private final AtomicLong heartbeat = new AtomicLong(System.nanoTime());
+	private final LongSupplier clock;
+
+	private final AtomicLong heartbeat;
 
 	private final AtomicLong stops = new AtomicLong();
 
@@ -51,6 +54,16 @@ final class StopDetector implements StopSource, AutoCloseable {
 	 * @param onBeat called on the heartbeat thread after each beat (checks of running cycles)
 	 */
 	StopDetector(Duration threshold, LongConsumer onStop, Runnable onBeat) {
+		this(threshold, onStop, onBeat, System::nanoTime, true);
+	}
+
+	/**
+	 * @param clock the monotonic clock (the real one, except in tests of the detection itself)
+	 * @param heartbeatThread whether to start the heartbeat thread (without it, only {@link #stops()} beats)
+	 */
+	StopDetector(Duration threshold, LongConsumer onStop, Runnable onBeat, LongSupplier clock, boolean heartbeatThread) {
+		this.clock = clock;
+		this.heartbeat = new AtomicLong(clock.getAsLong());
 		this.thresholdNanos = threshold.toNanos();
 		// several beats per threshold, so that a stop is told from a late beat
 		this.intervalNanos = Math.max(1_000_000L, Math.min(MAX_INTERVAL.toNanos(), this.thresholdNanos / 4));
@@ -58,7 +71,9 @@ final class StopDetector implements StopSource, AutoCloseable {
 		this.onBeat = onBeat;
 		this.thread = new Thread(this::run, "polling-stop-detector");
 		this.thread.setDaemon(true);
-		this.thread.start();
+		if (heartbeatThread) {
+			this.thread.start();
+		}
 	}
 
 	/** How many stops were detected so far (checking for one first). */
@@ -70,7 +85,7 @@ final class StopDetector implements StopSource, AutoCloseable {
 
 	private void beat() {
 		long last = this.heartbeat.get();
-		long now = System.nanoTime();
+		long now = this.clock.getAsLong();
 		long gap = now - last;
 		if (gap <= 0) {
 			return;
@@ -86,7 +101,7 @@ final class StopDetector implements StopSource, AutoCloseable {
 	 * @param gapNanos how long the JVM did not run
 	 */
 	void recordStop(long gapNanos) {
-		this.lastStop = System.nanoTime();
+		this.lastStop = this.clock.getAsLong();
 		this.stops.incrementAndGet();
 		this.onStop.accept(gapNanos);
 	}
@@ -100,7 +115,7 @@ final class StopDetector implements StopSource, AutoCloseable {
 	public boolean stoppedWithin(Duration window) {
 		stops();
 		long at = this.lastStop;
-		return at != NEVER && System.nanoTime() - at < window.toNanos();
+		return at != NEVER && this.clock.getAsLong() - at < window.toNanos();
 	}
 
 	private void run() {
