@@ -55,12 +55,12 @@ public final class DecisionBenchmark {
 					System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
 			System.out.printf("%-44s %10s %10s %10s%n", "scenario", "median ms", "p99 ms", "max ms");
 
-			run("holder renews, 1 idle peer", peers(idle[0]), iterations, false, PollingSettings.DEFAULT_PEER_TIMEOUT);
-			run("holder renews, 3 idle peers", peers(idle), iterations, false, PollingSettings.DEFAULT_PEER_TIMEOUT);
+			run("holder renews, 1 idle peer", peers(idle[0]), iterations, false, PeerHost.PEER_TIMEOUT);
+			run("holder renews, 3 idle peers", peers(idle), iterations, false, PeerHost.PEER_TIMEOUT);
 			run("standby refused, first of 3 peers active", peers(active, idle[1], idle[2]), iterations, false,
-					PollingSettings.DEFAULT_PEER_TIMEOUT);
+					PeerHost.PEER_TIMEOUT);
 			run("candidate acquires, 3 idle peers (settle 50 ms)", peers(idle), Math.min(iterations, 200), true,
-					PollingSettings.DEFAULT_PEER_TIMEOUT);
+					PeerHost.PEER_TIMEOUT);
 			// One decision every 300 ms, like a timer: some wait for the hung peer, others find its request still pending.
 			spaced("holder renews, 1 hung peer (timeout 1 s)", peers(hung), 30, Duration.ofSeconds(1));
 			spaced("holder renews, 2 idle + 1 hung (timeout 1 s)", peers(idle[0], idle[1], hung), 30, Duration.ofSeconds(1));

@@ -35,6 +35,12 @@ public final class PeerHost {
 
 	public static final String CLUSTER = "MAILABRUF_CLUSTER";
 
+	/**
+	 * The peer timeout of the peers, and of the benchmarks' own instance: instances of a cluster must
+	 * run with the same settings, or they refuse each other ({@code settings-mismatch}).
+	 */
+	public static final Duration PEER_TIMEOUT = Duration.ofSeconds(1);
+
 	/** The JMX domain of the peers in {@code isy} mode (isy-polling's default). */
 	public static final String ISY_DOMAIN = "de.bund.bva.isyfact.polling";
 
@@ -87,7 +93,7 @@ public final class PeerHost {
 		JmxServerSettings serverSettings = JmxServerSettings.loopback(0).withPortableStubs(isy);
 		PollingJmxServer server = PollingJmxServer
 			.start(isy ? serverSettings.withReadableDomains(Set.of(ISY_DOMAIN)) : serverSettings);
-		PollingSettings settings = PollingSettings.defaults().withInstanceId(id);
+		PollingSettings settings = PollingSettings.defaults().withInstanceId(id).withPeerTimeout(PEER_TIMEOUT);
 		if (isy) {
 			settings = settings.withJmxContract(JmxContract.ISY_POLLING).withJmxDomain(ISY_DOMAIN);
 		}

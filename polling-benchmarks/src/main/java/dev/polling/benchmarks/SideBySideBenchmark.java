@@ -42,7 +42,7 @@ public final class SideBySideBenchmark {
 
 	private static final String CLUSTER = PeerHost.CLUSTER;
 
-	private static final Duration PEER_TIMEOUT = Duration.ofSeconds(1);
+	private static final Duration PEER_TIMEOUT = PeerHost.PEER_TIMEOUT;
 
 	private static final int SLOW_DECISIONS = 10;
 
