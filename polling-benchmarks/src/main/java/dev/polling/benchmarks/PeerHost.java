@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
-import dev.polling.core.jmx.JmxContract;
+import dev.polling.core.JmxContract;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 import dev.polling.core.test.FaultyPeers;

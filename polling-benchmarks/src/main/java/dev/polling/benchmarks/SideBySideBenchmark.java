@@ -21,7 +21,7 @@ import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
-import dev.polling.core.jmx.JmxContract;
+import dev.polling.core.JmxContract;
 
 /**
  * This library's decision next to isy-polling 4.0.0's, against the same peers in one run. Three

@@ -12,9 +12,6 @@ import javax.management.StandardMBean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.polling.core.jmx.IsyPollingStatusMXBean;
-import dev.polling.core.jmx.JmxContract;
-import dev.polling.core.jmx.PollingClusterMXBean;
 
 /**
  * The MBean peers read, one per cluster. {@code CoordinationState} is everything a peer of this

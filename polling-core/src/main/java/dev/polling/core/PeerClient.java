@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Transport SPI: asks one peer for its view of one cluster. The JMX implementation is
- * {@link dev.polling.core.jmx.JmxPeerClient}.
+ * {@code dev.polling.core.jmx.JmxPeerClient}, found through {@link PeerClientFactory}.
  */
 public interface PeerClient extends AutoCloseable {
 

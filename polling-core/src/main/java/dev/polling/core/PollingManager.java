@@ -22,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.polling.core.jmx.JmxPeerClient;
 
 /**
  * Decides which instance polls each cluster: the facade of the library. The decision itself is the
@@ -71,7 +70,7 @@ public final class PollingManager implements AutoCloseable {
 		try {
 			this.ownsPeerClient = builder.peerClient == null;
 			PeerClient peerClient = (builder.peerClient != null) ? builder.peerClient
-					: new JmxPeerClient(this.settings, builder.time, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER, builder.peerTls);
+					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
 			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
 					builder.balanceClusters);
 			Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
@@ -413,7 +412,7 @@ public final class PollingManager implements AutoCloseable {
 			return this;
 		}
 
-		/** The transport to the peers; by default a {@link JmxPeerClient} owned (and closed) by the manager. */
+		/** The transport to the peers; by default the JMX one ({@link PeerClientFactory}), owned (and closed) by the manager. */
 		public Builder peerClient(@Nullable PeerClient peerClient) {
 			this.peerClient = peerClient;
 			return this;

@@ -5,7 +5,6 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.polling.core.jmx.JmxContract;
 
 /**
  * Settings shared by all clusters of one instance.

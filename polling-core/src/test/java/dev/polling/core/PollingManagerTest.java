@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.jmx.FakeClusterMBeans;
-import dev.polling.core.jmx.JmxNames;
 import dev.polling.core.test.FaultyPeers.Gate;
 import dev.polling.core.test.Instance;
 import dev.polling.core.test.ManualTime;
@@ -363,7 +362,7 @@ class PollingManagerTest {
 	private void mirrorMBean(int index, PollingManager manager) throws Exception {
 		var server = this.instances.get(index).server().mbeanServer();
 		ObjectName name = JmxNames.clusterName("dev.polling", CLUSTER);
-		server.registerMBean(new dev.polling.core.jmx.PollingClusterMXBean() {
+		server.registerMBean(new dev.polling.core.PollingClusterMXBean() {
 
 			@Override
 			public String getClusterId() {

@@ -1,5 +1,7 @@
 package dev.polling.core.jmx;
 
+import dev.polling.core.PollingClusterMXBean;
+import dev.polling.core.JmxContract;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;

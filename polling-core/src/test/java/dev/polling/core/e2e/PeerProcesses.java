@@ -19,7 +19,7 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.JmxNames;
 
 /**
  * Instances of {@link PeerProcess}, each in a JVM of its own, all peers of each other on loopback;

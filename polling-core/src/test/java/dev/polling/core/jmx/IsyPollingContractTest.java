@@ -1,5 +1,7 @@
 package dev.polling.core.jmx;
 
+import dev.polling.core.JmxNames;
+import dev.polling.core.JmxContract;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;

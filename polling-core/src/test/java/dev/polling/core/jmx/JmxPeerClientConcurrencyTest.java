@@ -1,5 +1,6 @@
 package dev.polling.core.jmx;
 
+import dev.polling.core.JmxNames;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

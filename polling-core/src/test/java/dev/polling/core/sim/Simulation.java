@@ -38,7 +38,7 @@ import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.SimulationHooks;
 import dev.polling.core.TimeSource;
-import dev.polling.core.jmx.PollingClusterMXBean;
+import dev.polling.core.PollingClusterMXBean;
 
 /**
  * A deterministic simulation of a cluster of real {@link PollingManager}s: the real decision code

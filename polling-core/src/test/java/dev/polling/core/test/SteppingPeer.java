@@ -9,9 +9,9 @@ import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
 import dev.polling.core.PeerDefinition;
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.JmxServerSettings;
-import dev.polling.core.jmx.PollingClusterMXBean;
+import dev.polling.core.PollingClusterMXBean;
 import dev.polling.core.jmx.PollingJmxServer;
 
 /**

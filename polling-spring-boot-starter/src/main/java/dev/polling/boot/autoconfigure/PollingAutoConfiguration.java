@@ -37,7 +37,7 @@ import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
-import dev.polling.core.jmx.JmxContract;
+import dev.polling.core.JmxContract;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 

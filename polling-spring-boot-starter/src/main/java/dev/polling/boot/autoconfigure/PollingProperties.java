@@ -14,7 +14,7 @@ import org.springframework.boot.convert.DurationUnit;
 
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
-import dev.polling.core.jmx.JmxContract;
+import dev.polling.core.JmxContract;
 
 /**
  * Configuration of the polling clusters under {@code polling.*}: the clusters this application

@@ -30,7 +30,7 @@ import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;

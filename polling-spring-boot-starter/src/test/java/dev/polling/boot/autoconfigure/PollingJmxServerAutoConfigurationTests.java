@@ -18,7 +18,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.polling.core.PollingManager;
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;

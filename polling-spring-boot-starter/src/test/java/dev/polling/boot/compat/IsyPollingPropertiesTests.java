@@ -17,7 +17,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
-import dev.polling.core.jmx.JmxContract;
+import dev.polling.core.JmxContract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;

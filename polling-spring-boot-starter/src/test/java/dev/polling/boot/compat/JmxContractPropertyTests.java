@@ -14,8 +14,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.core.PollingManager;
-import dev.polling.core.jmx.JmxContract;
-import dev.polling.core.jmx.JmxNames;
+import dev.polling.core.JmxContract;
+import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;

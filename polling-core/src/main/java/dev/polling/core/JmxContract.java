@@ -1,9 +1,8 @@
-package dev.polling.core.jmx;
+package dev.polling.core;
 
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 
-import dev.polling.core.ClusterDefinition;
 
 /**
  * The JMX contract between peers: under which ObjectName an instance registers its cluster MBean,

@@ -1,4 +1,4 @@
-package dev.polling.core.jmx;
+package dev.polling.core;
 
 import java.util.Date;
 

@@ -1,4 +1,4 @@
-package dev.polling.core.jmx;
+package dev.polling.core;
 
 /**
  * The per-cluster MBean that peers read, registered by the {@link dev.polling.core.PollingManager}
