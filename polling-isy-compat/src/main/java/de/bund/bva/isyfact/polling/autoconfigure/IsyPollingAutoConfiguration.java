@@ -16,6 +16,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
@@ -38,6 +39,7 @@ public class IsyPollingAutoConfiguration {
 
 	// declared first: its dependency on the properties makes a binding failure a cause of its creation failure
 	@Bean
+	@ConditionalOnMissingBean
 	public PollingVerwalter pollingVerwalter(IsyPollingProperties isyPollingProperties) {
 		if (isyPollingProperties.getNativ().isAktiv()) {
 			NativerPollingVerwalter verwalter = new NativerPollingVerwalter();
