@@ -23,9 +23,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A mixed cluster: one JVM runs isy-polling 4.0.0 (its own class path with Spring 6.1, resolved by
  * Maven in the isy-polling-peer module; its {@code PollingMBean} exported under isy-polling's
- * ObjectName and served by the JVM's own JMX agent), the other runs this starter configured with
- * isy-polling's {@code isy.polling.*} keys (hence the isy-polling JMX contract) and its own JMX
- * server. They are each other's only peer, share one cluster with a 10 s wait time and tick every
+ * ObjectName and served by the JVM's own JMX agent), the other runs this starter with
+ * {@code polling.jmx.contract=isy-polling} and its own JMX server. They are each other's only peer, share one cluster with a 10 s wait time and tick every
  * 500 ms. In both directions: while one holds the cluster the other is refused; when the holder
  * stops polling for longer than the wait time, or is killed, the other takes over.
  */
@@ -173,10 +172,10 @@ class MixedClusterTest {
 				"-Djava.rmi.server.hostname=127.0.0.1", "-cp", classpath, OurPollingApplication.class.getName(),
 				"--spring.main.banner-mode=off", "--tick-millis=" + TICK_MILLIS, "--polling.instance-id=ours",
 				"--polling.peer-timeout=1s", "--polling.jmx.server.port=" + this.ourPort,
-				// isy-polling's keys, as the instance had them before it switched library
-				"--isy.polling.jmx.domain=" + DOMAIN, "--isy.polling.jmx.verbindungen.ISY.host=127.0.0.1",
-				"--isy.polling.jmx.verbindungen.ISY.port=" + this.isyPort, "--isy.polling.cluster." + CLUSTER + ".name=" + CLUSTER_NAME,
-				"--isy.polling.cluster." + CLUSTER + ".wartezeit=" + WAIT_SECONDS);
+				// isy-polling's JMX contract and domain, its connection and cluster in the starter's keys
+				"--polling.jmx.contract=isy-polling", "--polling.jmx.domain=" + DOMAIN, "--polling.peers.ISY.host=127.0.0.1",
+				"--polling.peers.ISY.port=" + this.isyPort, "--polling.clusters." + CLUSTER + ".name=" + CLUSTER_NAME,
+				"--polling.clusters." + CLUSTER + ".wait-time=" + WAIT_SECONDS + "s");
 		ChildJvm child = ChildJvm.start("ours", command, Path.of("target", "mixed-ours.log"));
 		this.children.add(child);
 		return child;
