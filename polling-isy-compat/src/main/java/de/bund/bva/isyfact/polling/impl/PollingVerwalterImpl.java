@@ -109,7 +109,12 @@ public class PollingVerwalterImpl implements PollingVerwalter, InitializingBean,
 		Cluster cluster = cluster(clusterId);
 		List<CompletableFuture<PeerObservation>> answers = new ArrayList<>();
 		for (PeerDefinition peer : cluster.peers) {
-			answers.add(this.peerClient.observe(peer, cluster.definition, this.timeout));
+			try {
+				answers.add(this.peerClient.observe(peer, cluster.definition, this.timeout));
+			}
+			catch (RuntimeException ex) {
+				answers.add(CompletableFuture.failedFuture(ex));
+			}
 		}
 		long waitMillis = cluster.definition.waitTime().toMillis();
 		boolean granted = true;
