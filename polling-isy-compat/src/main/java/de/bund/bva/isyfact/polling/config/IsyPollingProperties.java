@@ -12,16 +12,16 @@ import jakarta.validation.constraints.NotBlank;
 
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
-import org.springframework.validation.annotation.Validated;
 
 /**
  * The configuration under {@code isy.polling}, bound by {@code @ConfigurationProperties} (so it is
  * read from every property source: files, {@code ApplicationContextRunner} values, environment
  * variables such as {@code ISY_POLLING_CLUSTER_X_WARTEZEIT}). Each JMX connection needs a host and a
- * port from 0 to 65535; the binding checks this itself (no Bean Validation provider needed), so an
- * invalid value fails the creation of this bean.
+ * port from 0 to 65535 (the Bean Validation annotations say so for tools); the binding checks this
+ * itself, through {@link Validator}, so an invalid value fails the creation of this bean with or
+ * without a Bean Validation provider on the class path. (Not {@code @Validated}: with the
+ * validation API but no provider on the class path, Spring Boot would refuse to start.)
  */
-@Validated
 public class IsyPollingProperties implements Validator {
 
 	private final Jmx jmx = new Jmx();

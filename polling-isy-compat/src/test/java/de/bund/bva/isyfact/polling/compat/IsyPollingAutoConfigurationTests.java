@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -73,6 +74,18 @@ class IsyPollingAutoConfigurationTests {
 				.isInstanceOf(BeanCreationException.class)
 				.hasStackTraceContaining("isy.polling.jmx.verbindungen.S1.host is not set")
 				.hasStackTraceContaining("isy.polling.jmx.verbindungen.S1.port is -1"));
+	}
+
+	@Test
+	void startsAndChecksWithoutABeanValidationProvider() {
+		ApplicationContextRunner withoutProvider = this.runner.withClassLoader(new FilteredClassLoader("org.hibernate.validator"));
+		withoutProvider.withPropertyValues(CLUSTERED).run((context) -> assertThat(context).hasNotFailed());
+		withoutProvider.withPropertyValues("isy.polling.jmx.verbindungen.S1.port=70000")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.cause()
+				.isInstanceOf(BeanCreationException.class)
+				.hasStackTraceContaining("isy.polling.jmx.verbindungen.S1.port is 70000"));
 	}
 
 	@Test
