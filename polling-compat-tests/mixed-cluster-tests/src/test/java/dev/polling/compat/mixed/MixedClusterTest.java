@@ -23,9 +23,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A mixed cluster: one JVM runs isy-polling 4.0.0 (its own class path with Spring 6.1, resolved by
  * Maven in the isy-polling-peer module; its {@code PollingMBean} exported under isy-polling's
- * ObjectName and served by the JVM's own JMX agent), the other runs this starter configured with
- * isy-polling's {@code isy.polling.*} keys (hence the isy-polling JMX contract) and its own JMX
- * server. They are each other's only peer, share one cluster with a 10 s wait time and tick every
+ * ObjectName and served by the JVM's own JMX agent), the other runs this starter with
+ * {@code polling.jmx.contract=isy-polling} and its own JMX server. They are each other's only peer, share one cluster with a 10 s wait time and tick every
  * 500 ms. In both directions: while one holds the cluster the other is refused; when the holder
  * stops polling for longer than the wait time, or is killed, the other takes over.
  */
@@ -121,6 +120,59 @@ class MixedClusterTest {
 	}
 
 	/**
+	 * isy-polling 4.0.0 and the same application on polling-isy-compat (binary drop-in: the launcher
+	 * is compiled against isy-polling): whoever holds refuses the other; when the holder stops, the
+	 * other takes over once the wait time has passed; when it dies, at the next tick. Both directions.
+	 */
+	@Test
+	void isyPollingAndTheSameApplicationOnPollingIsyCompatTakeOverFromEachOther() throws Exception {
+		ChildJvm isy = startIsyPolling();
+		await().atMost(Duration.ofSeconds(30)).until(() -> isy.firstSince(0, "granted") >= 0);
+		ChildJvm compat = startIsyCompat();
+		holdsAndRefuses(isy, compat);
+
+		long takeover = takeoverAfterStop(isy, compat);
+		System.out.printf("isy-polling stopped: polling-isy-compat took over %d ms after isy-polling's last activity%n", takeover);
+		assertThat(takeover).isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
+
+		int isyMark = isy.mark();
+		isy.send("start");
+		awaitDecisions(isy, isyMark, 4);
+		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while polling-isy-compat holds").allMatch((d) -> d.equals("refused"));
+
+		long dies = killAndAwaitTakeover(compat, isy);
+		System.out.printf("polling-isy-compat killed: isy-polling took over %d ms later%n", dies);
+	}
+
+	@Test
+	void theSameApplicationOnPollingIsyCompatAndIsyPollingTakeOverFromEachOther() throws Exception {
+		ChildJvm compat = startIsyCompat();
+		await().atMost(Duration.ofSeconds(30)).until(() -> compat.firstSince(0, "granted") >= 0);
+		ChildJvm isy = startIsyPolling();
+		holdsAndRefuses(compat, isy);
+
+		long takeover = takeoverAfterStop(compat, isy);
+		System.out.printf("polling-isy-compat stopped: isy-polling took over %d ms after its last activity%n", takeover);
+		assertThat(takeover).isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
+
+		int compatMark = compat.mark();
+		compat.send("start");
+		awaitDecisions(compat, compatMark, 4);
+		assertThat(compat.decisionsSince(compatMark)).as("polling-isy-compat while isy-polling holds").allMatch((d) -> d.equals("refused"));
+
+		long dies = killAndAwaitTakeover(isy, compat);
+		System.out.printf("isy-polling killed: polling-isy-compat took over %d ms later%n", dies);
+	}
+
+	private static void holdsAndRefuses(ChildJvm holder, ChildJvm other) {
+		int otherMark = other.mark();
+		int holderMark = holder.mark();
+		awaitDecisions(other, otherMark, 4);
+		assertThat(other.decisionsSince(otherMark)).as(other + " while " + holder + " holds").allMatch((d) -> d.equals("refused"));
+		assertThat(holder.decisionsSince(holderMark)).as(holder + " while it holds").isNotEmpty().allMatch((d) -> d.equals("granted"));
+	}
+
+	/**
 	 * Stops the holder's timer and waits for the other to be granted; the other must be refused until
 	 * then. Returns the time from the holder's last grant (its last activity) to the takeover.
 	 */
@@ -153,15 +205,30 @@ class MixedClusterTest {
 	}
 
 	private ChildJvm startIsyPolling() throws IOException {
-		String classpath = isyPollingPeerRoot() + java.io.File.pathSeparator + isyPollingClasspath();
+		return startIsyPollingPeer("isy-polling", isyPollingPeerRoot() + java.io.File.pathSeparator + isyPollingClasspath(),
+				this.isyPort, this.ourPort);
+	}
+
+	/**
+	 * The same isy-polling application (the launcher class compiled against isy-polling 4.0.0), with
+	 * polling-isy-compat in place of isy-polling: this module's test class path, which holds
+	 * polling-isy-compat and not isy-polling.
+	 */
+	private ChildJvm startIsyCompat() throws IOException {
+		String classpath = isyPollingPeerRoot() + java.io.File.pathSeparator
+				+ System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+		return startIsyPollingPeer("isy-compat", classpath, this.ourPort, this.isyPort);
+	}
+
+	private ChildJvm startIsyPollingPeer(String name, String classpath, int ownPort, int peerPort) throws IOException {
 		List<String> command = List.of(java(), "-Xmx128m", "-XX:TieredStopAtLevel=1",
 				// the JVM's own JMX agent serves the platform MBean server, as in isy-polling deployments
-				"-Dcom.sun.management.jmxremote.port=" + this.isyPort, "-Dcom.sun.management.jmxremote.rmi.port=" + this.isyPort,
+				"-Dcom.sun.management.jmxremote.port=" + ownPort, "-Dcom.sun.management.jmxremote.rmi.port=" + ownPort,
 				"-Dcom.sun.management.jmxremote.host=127.0.0.1", "-Djava.rmi.server.hostname=127.0.0.1",
 				"-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false", "-cp", classpath,
 				"dev.polling.compat.isypeer.IsyPollingPeer", DOMAIN, CLUSTER, CLUSTER_NAME, String.valueOf(WAIT_SECONDS), "127.0.0.1",
-				String.valueOf(this.ourPort), String.valueOf(TICK_MILLIS));
-		ChildJvm child = ChildJvm.start("isy-polling", command, Path.of("target", "mixed-isy-polling.log"));
+				String.valueOf(peerPort), String.valueOf(TICK_MILLIS));
+		ChildJvm child = ChildJvm.start(name, command, Path.of("target", "mixed-" + name + ".log"));
 		this.children.add(child);
 		return child;
 	}
@@ -173,10 +240,10 @@ class MixedClusterTest {
 				"-Djava.rmi.server.hostname=127.0.0.1", "-cp", classpath, OurPollingApplication.class.getName(),
 				"--spring.main.banner-mode=off", "--tick-millis=" + TICK_MILLIS, "--polling.instance-id=ours",
 				"--polling.peer-timeout=1s", "--polling.jmx.server.port=" + this.ourPort,
-				// isy-polling's keys, as the instance had them before it switched library
-				"--isy.polling.jmx.domain=" + DOMAIN, "--isy.polling.jmx.verbindungen.ISY.host=127.0.0.1",
-				"--isy.polling.jmx.verbindungen.ISY.port=" + this.isyPort, "--isy.polling.cluster." + CLUSTER + ".name=" + CLUSTER_NAME,
-				"--isy.polling.cluster." + CLUSTER + ".wartezeit=" + WAIT_SECONDS);
+				// isy-polling's JMX contract and domain, its connection and cluster in the starter's keys
+				"--polling.jmx.contract=isy-polling", "--polling.jmx.domain=" + DOMAIN, "--polling.peers.ISY.host=127.0.0.1",
+				"--polling.peers.ISY.port=" + this.isyPort, "--polling.clusters." + CLUSTER + ".name=" + CLUSTER_NAME,
+				"--polling.clusters." + CLUSTER + ".wait-time=" + WAIT_SECONDS + "s");
 		ChildJvm child = ChildJvm.start("ours", command, Path.of("target", "mixed-ours.log"));
 		this.children.add(child);
 		return child;

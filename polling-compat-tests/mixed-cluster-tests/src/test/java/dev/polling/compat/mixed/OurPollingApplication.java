@@ -17,8 +17,8 @@ import dev.polling.core.Decision;
 import dev.polling.core.PollingManager;
 
 /**
- * One instance with this starter, run in its own JVM by {@link MixedClusterTest} with isy-polling's
- * {@code isy.polling.*} keys as arguments. Ticks like the isy-polling peer: asks for the cluster
+ * One instance with this starter, run in its own JVM by {@link MixedClusterTest} with the isy-polling
+ * JMX contract and its peer and cluster as arguments. Ticks like the isy-polling peer: asks for the cluster
  * ({@code runIfGranted}) every {@code --tick-millis} and prints {@code granted <reason>} or
  * {@code refused <reason>}. Standard input: {@code stop} stops ticking (answered by {@code STOPPED}; no
  * tick runs after it), {@code start} resumes ({@code STARTED}); end of input exits.

@@ -1,4 +1,4 @@
-package dev.polling.boot.compat;
+package dev.polling.boot.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.core.PollingManager;
 import dev.polling.core.JmxContract;
 import dev.polling.core.JmxNames;
