@@ -68,7 +68,7 @@ public class PollingVerwalterImpl implements PollingVerwalter, InitializingBean,
 	}
 
 	@Override
-	public void afterPropertiesSet() {
+	public void afterPropertiesSet() throws Exception {
 		IsyPollingProperties p = this.isyPollingProperties;
 		if (p.getJmx().getVerbindungen().isEmpty()) {
 			this.modusStandalone = true;

@@ -68,7 +68,7 @@ class PollingVerwalterImplTests {
 		p.getCluster().put(id, c);
 	}
 
-	private PollingVerwalterImpl verwalter(IsyPollingProperties p) {
+	private PollingVerwalterImpl verwalter(IsyPollingProperties p) throws Exception {
 		PollingVerwalterImpl v = new PollingVerwalterImpl();
 		v.setIsyPollingProperties(p);
 		v.afterPropertiesSet();
@@ -223,7 +223,7 @@ class PollingVerwalterImplTests {
 	}
 
 	@Test
-	void standaloneGrantsEverythingKeepsNoActivityAndChecksNoIds() {
+	void standaloneGrantsEverythingKeepsNoActivityAndChecksNoIds() throws Exception {
 		IsyPollingProperties p = properties();
 		cluster(p, "A", "A", 3, "NOT_CONFIGURED");
 		PollingVerwalterImpl v = verwalter(p);
