@@ -31,7 +31,6 @@ import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
 import dev.polling.core.jmx.JmxNames;
-import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,8 +52,8 @@ class PollingAutoConfigurationTests {
 					"polling.peers.SERVER2.username=userid", "polling.peers.SERVER2.password=pwd",
 					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s")
 			.run((context) -> {
-				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class)
-					.doesNotHaveBean(PollingJmxServer.class);
+				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class);
+				assertThat(context.getBean(PollingJmxServerLifecycle.class).server()).isNull();
 				PollingManager manager = context.getBean(PollingManager.class);
 				assertThat(manager.settings().instanceId()).isEqualTo("test-instance");
 				assertThat(manager.settings().peerTimeout()).isEqualTo(Duration.ofMillis(750));

@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.boot.autoconfigure.PollingJmxServerLifecycle;
 import dev.polling.core.PollingManager;
 import dev.polling.core.jmx.JmxContract;
 import dev.polling.core.jmx.JmxNames;
@@ -40,7 +41,7 @@ class JmxContractPropertyTests {
 	@Test
 	void usesTheNativeContractByDefault() {
 		this.runner.run((context) -> {
-			PollingJmxServer server = context.getBean(PollingJmxServer.class);
+			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 			assertThat(context.getBean(PollingManager.class).settings().jmxContract()).isEqualTo(JmxContract.NATIVE);
 			assertThat(server.mbeanServer().isRegistered(JmxNames.clusterName("dev.polling", "MAILABRUF_CLUSTER"))).isTrue();
 			assertThat(server.settings().portableStubs()).isFalse();
@@ -50,7 +51,7 @@ class JmxContractPropertyTests {
 	@Test
 	void registersUnderIsyPollingsNameInItsDefaultDomainWithPlainJdkStubs() {
 		this.runner.withPropertyValues("polling.jmx.contract=isy-polling").run((context) -> {
-			PollingJmxServer server = context.getBean(PollingJmxServer.class);
+			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 			assertThat(server.mbeanServer()
 				.isRegistered(new ObjectName("de.bund.bva.isyfact.polling:type=PollingStatus,name=\"Polling-Aktivitaet-XY-Nachrichten\"")))
 				.isTrue();
@@ -65,7 +66,7 @@ class JmxContractPropertyTests {
 	@Test
 	void takesTheConfiguredDomainWithTheIsyPollingContract() {
 		this.runner.withPropertyValues("polling.jmx.contract=isy-polling", "polling.jmx.domain=de.bund.bva.domaene.anwendung")
-			.run((context) -> assertThat(context.getBean(PollingJmxServer.class)
+			.run((context) -> assertThat(context.getBean(PollingJmxServerLifecycle.class).server()
 				.mbeanServer()
 				.isRegistered(new ObjectName(
 						"de.bund.bva.domaene.anwendung:type=PollingStatus,name=\"Polling-Aktivitaet-XY-Nachrichten\"")))
