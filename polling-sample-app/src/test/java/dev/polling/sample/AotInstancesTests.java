@@ -39,7 +39,9 @@ import static org.awaitility.Awaitility.await;
  * given its JMX port, its id and its peers only on the command line: both JMX servers open, a
  * JMX client reads the cluster MBeans through them, and the two instances share the three mailboxes
  * (each mailbox held by exactly one instance, both holding some, which needs each to reach the
- * other's JMX server).
+ * other's JMX server). Stopped with SIGTERM and default settings, an instance ends with every
+ * shutdown phase within {@code spring.lifecycle.timeout-per-shutdown-phase} (Spring logs "still
+ * running after timeout" otherwise), and the other instance takes over its mailboxes.
  */
 class AotInstancesTests {
 
@@ -70,7 +72,7 @@ class AotInstancesTests {
 	}
 
 	@Test
-	void twoInstancesProcessedAheadOfTimeOpenTheirJmxServersOnRunTimePortsAndShareTheMailboxes() throws Exception {
+	void twoInstancesProcessedAheadOfTimeOpenTheirJmxServersOnRunTimePortsShareTheMailboxesAndHandThemOverOnShutdown() throws Exception {
 		// the build's process-aot produced the initializer that spring.aot.enabled=true runs
 		assertThat(Class.forName("dev.polling.sample.SampleApplication__ApplicationContextInitializer")).isNotNull();
 		int[] jmxPorts = { freePort(), freePort() };
@@ -91,6 +93,20 @@ class AotInstancesTests {
 			assertThat(holders).allSatisfy((mailbox, ids) -> assertThat(ids).as(mailbox).hasSize(1));
 			assertThat(holders.values().stream().flatMap(List::stream).distinct()).as("instances holding a mailbox")
 				.containsExactlyInAnyOrder("instance-1", "instance-2");
+		});
+		// shutdown with the default settings: every phase ends within Boot's timeout, and the
+		// clusters released first go to the other instance
+		Instance stopped = this.instances.get(0);
+		stopped.process.destroy();
+		assertThat(stopped.process.waitFor(90, TimeUnit.SECONDS)).as("%s ended after SIGTERM", stopped.id).isTrue();
+		String log = Files.readString(stopped.log);
+		assertThat(log).contains("Commencing graceful shutdown").doesNotContain("still running after timeout");
+		await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+			JsonNode status = pollingStatus(this.instances.get(1));
+			assertThat(status).isNotNull();
+			for (String mailbox : MAILBOXES) {
+				assertThat(status.path("clusters").path(mailbox).path("holding").asBoolean(false)).as(mailbox).isTrue();
+			}
 		});
 	}
 

@@ -125,8 +125,8 @@ public final class PollingAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		PollingManagerLifecycle pollingManagerLifecycle(PollingManager manager) {
-			return new PollingManagerLifecycle(manager);
+		PollingManagerLifecycle pollingManagerLifecycle(PollingManager manager, PollingProperties properties) {
+			return new PollingManagerLifecycle(manager, properties.getShutdown().getCycleWait());
 		}
 
 		/** The TLS context of a named SSL bundle, or a startup failure naming the property. */

@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.jobs.JobScheduler;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
@@ -20,7 +21,8 @@ import dev.polling.jdbc.queue.WorkQueue;
  * on one instance: the holder of {@code polling.jdbc.jobs.cluster} (through
  * {@link PollingManager#runIfGranted}), or on every instance when no cluster is named (safe, since
  * each job is locked while it is moved, but wasteful). Failures are logged and retried at the next
- * tick.
+ * tick. Stops after the clusters are released (a round under way holds its cluster and is waited
+ * for by the release), waiting up to {@code polling.jdbc.jobs.shutdown-wait} on a thread of its own.
  */
 public final class JobDispatcherLifecycle implements SmartLifecycle {
 
@@ -40,6 +42,8 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 
 	private final Consumer<DispatchResult> observer;
 
+	private final Duration shutdownWait;
+
 	private @Nullable ScheduledExecutorService timer;
 
 	private volatile @Nullable String lastFailure;
@@ -52,9 +56,10 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	 * @param interval time between dispatch rounds
 	 * @param batchSize jobs moved per transaction
 	 * @param observer told about every round (meters)
+	 * @param shutdownWait how long stopping waits for the round under way
 	 */
 	public JobDispatcherLifecycle(JobScheduler scheduler, WorkQueue queue, @Nullable PollingManager manager, @Nullable String cluster,
-			Duration interval, int batchSize, Consumer<DispatchResult> observer) {
+			Duration interval, int batchSize, Consumer<DispatchResult> observer, Duration shutdownWait) {
 		this.scheduler = scheduler;
 		this.queue = queue;
 		this.manager = manager;
@@ -62,6 +67,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		this.interval = interval;
 		this.batchSize = batchSize;
 		this.observer = observer;
+		this.shutdownWait = shutdownWait;
 	}
 
 	/** One dispatch round, as the timer runs it. */
@@ -106,7 +112,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		if (this.timer != null) {
 			this.timer.shutdown();
 			try {
-				this.timer.awaitTermination(10, TimeUnit.SECONDS);
+				this.timer.awaitTermination(this.shutdownWait.toMillis(), TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -116,8 +122,18 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	}
 
 	@Override
+	public void stop(Runnable callback) {
+		BackgroundStop.run("polling-job-dispatcher-stop", this::stop, callback);
+	}
+
+	@Override
 	public boolean isRunning() {
 		return this.timer != null;
+	}
+
+	@Override
+	public int getPhase() {
+		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 }

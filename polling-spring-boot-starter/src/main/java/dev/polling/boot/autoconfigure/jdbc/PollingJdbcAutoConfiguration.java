@@ -121,7 +121,7 @@ public final class PollingJdbcAutoConfiguration {
 			JobsMetrics meters = metrics.getIfAvailable();
 			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
 					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
-					});
+					}, settings.getShutdownWait());
 		}
 
 	}
@@ -223,7 +223,7 @@ public final class PollingJdbcAutoConfiguration {
 				builder.transactions(TransactionRunner.NONE);
 			}
 			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention(),
-					settings.getPurgeInterval());
+					settings.getPurgeInterval(), settings.getShutdownWait());
 		}
 
 		private static QueueListener queueListener(List<QueueListener> listeners) {
@@ -260,7 +260,7 @@ public final class PollingJdbcAutoConfiguration {
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval()));
+					settings.getPollInterval(), settings.getRecoverInterval()), settings.getShutdownWait());
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {

@@ -289,6 +289,14 @@ public class PollingJdbcProperties {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
+		/**
+		 * How long stopping waits for running handlers to finish; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(20);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -361,6 +369,14 @@ public class PollingJdbcProperties {
 			this.purgeInterval = purgeInterval;
 		}
 
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
+		}
+
 	}
 
 	/**
@@ -411,6 +427,14 @@ public class PollingJdbcProperties {
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration recoverInterval = Duration.ofSeconds(30);
+
+		/**
+		 * How long stopping waits for the send under way to be recorded; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(20);
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -470,6 +494,14 @@ public class PollingJdbcProperties {
 
 		public void setRecoverInterval(Duration recoverInterval) {
 			this.recoverInterval = positive("polling.jdbc.delivery.recover-interval", recoverInterval, "30s");
+		}
+
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
 		}
 
 	}
@@ -543,6 +575,14 @@ public class PollingJdbcProperties {
 		 */
 		private int batchSize = 1000;
 
+		/**
+		 * How long stopping waits for the dispatch round under way; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(10);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -573,6 +613,14 @@ public class PollingJdbcProperties {
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
 		}
 
 	}

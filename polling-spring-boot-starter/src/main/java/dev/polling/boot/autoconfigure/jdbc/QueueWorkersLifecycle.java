@@ -11,11 +11,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
+
 /**
  * Starts the {@link QueueWorkers} of this instance with the application context and stops them
  * (letting running handlers finish, releasing prefetched messages) when it closes; also deletes
  * DONE messages older than {@code polling.jdbc.queue.retention} every
- * {@code polling.jdbc.queue.purge-interval}.
+ * {@code polling.jdbc.queue.purge-interval}. Stops after the clusters are released, waiting up to
+ * {@code polling.jdbc.queue.shutdown-wait} on a thread of its own.
  */
 public final class QueueWorkersLifecycle implements SmartLifecycle {
 
@@ -29,6 +32,8 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 
 	private final Duration purgeInterval;
 
+	private final Duration shutdownWait;
+
 	private @Nullable ScheduledExecutorService purger;
 
 	private volatile boolean running;
@@ -39,12 +44,15 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 	 * @param workers the workers
 	 * @param retention how long DONE messages are kept
 	 * @param purgeInterval how often to purge, zero to disable
+	 * @param shutdownWait how long stopping waits for running handlers
 	 */
-	public QueueWorkersLifecycle(WorkQueue queue, QueueWorkers workers, Duration retention, Duration purgeInterval) {
+	public QueueWorkersLifecycle(WorkQueue queue, QueueWorkers workers, Duration retention, Duration purgeInterval,
+			Duration shutdownWait) {
 		this.queue = queue;
 		this.workers = workers;
 		this.retention = retention;
 		this.purgeInterval = purgeInterval;
+		this.shutdownWait = shutdownWait;
 	}
 
 	/**
@@ -80,8 +88,18 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 			this.purger.shutdownNow();
 			this.purger = null;
 		}
-		this.workers.stop(Duration.ofSeconds(30));
+		this.workers.stop(this.shutdownWait);
 		this.running = false;
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		BackgroundStop.run("polling-queue-stop", this::stop, callback);
+	}
+
+	@Override
+	public int getPhase() {
+		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 	@Override
