@@ -1,8 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -44,7 +42,9 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 
 	private final Duration shutdownWait;
 
-	private @Nullable ScheduledExecutorService timer;
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer timer;
 
 	private volatile @Nullable String lastFailure;
 
@@ -57,9 +57,12 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	 * @param batchSize jobs moved per transaction
 	 * @param observer told about every round (meters)
 	 * @param shutdownWait how long stopping waits for the round under way
+	 * @param schedulers where the timer comes from
 	 */
 	public JobDispatcherLifecycle(JobScheduler scheduler, WorkQueue queue, @Nullable PollingManager manager, @Nullable String cluster,
-			Duration interval, int batchSize, Consumer<DispatchResult> observer, Duration shutdownWait) {
+			Duration interval, int batchSize, Consumer<DispatchResult> observer, Duration shutdownWait,
+			PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.scheduler = scheduler;
 		this.queue = queue;
 		this.manager = manager;
@@ -104,19 +107,13 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		if (this.timer != null) {
 			return;
 		}
-		this.timer = FixedDelayTimer.start("polling-job-dispatcher", this.interval, this::tick);
+		this.timer = this.schedulers.start("polling-job-dispatcher", this.interval, this::tick);
 	}
 
 	@Override
 	public synchronized void stop() {
 		if (this.timer != null) {
-			this.timer.shutdown();
-			try {
-				this.timer.awaitTermination(this.shutdownWait.toMillis(), TimeUnit.MILLISECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			this.timer.stop(this.shutdownWait);
 			this.timer = null;
 		}
 	}

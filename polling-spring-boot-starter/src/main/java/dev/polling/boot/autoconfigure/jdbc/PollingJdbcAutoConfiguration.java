@@ -31,6 +31,10 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.boot.autoconfigure.PollingProperties;
@@ -51,12 +55,23 @@ import org.springframework.transaction.support.TransactionTemplate;
  * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
  * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class)
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class })
 @ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingJdbcProperties.class)
 public final class PollingJdbcAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PollingTaskSchedulers pollingTaskSchedulers(Environment environment,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> platformBuilder,
+			ObjectProvider<SimpleAsyncTaskSchedulerBuilder> virtualBuilder,
+			ObjectProvider<PollingTaskSchedulerCustomizer> customizers) {
+		return new PollingTaskSchedulers(Threading.VIRTUAL.isActive(environment),
+				platformBuilder.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new),
+				virtualBuilder.getIfAvailable(SimpleAsyncTaskSchedulerBuilder::new), customizers.orderedStream().toList());
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -96,7 +111,7 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics) {
+				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics, PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
@@ -121,7 +136,7 @@ public final class PollingJdbcAutoConfiguration {
 			JobsMetrics meters = metrics.getIfAvailable();
 			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
 					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
-					}, settings.getShutdownWait());
+					}, settings.getShutdownWait(), schedulers);
 		}
 
 	}
@@ -145,9 +160,10 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		InboxPurgeScheduler pollingInboxPurgeScheduler(Inbox inbox, PollingJdbcProperties properties) {
+		InboxPurgeScheduler pollingInboxPurgeScheduler(Inbox inbox, PollingJdbcProperties properties,
+				PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Inbox settings = properties.getInbox();
-			return new InboxPurgeScheduler(inbox, settings.getRetention(), settings.getPurgeInterval());
+			return new InboxPurgeScheduler(inbox, settings.getRetention(), settings.getPurgeInterval(), schedulers);
 		}
 
 		private static InboxListener composite(List<InboxListener> listeners) {
@@ -206,7 +222,8 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions) {
+				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
+				PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
 				.threads(settings.getThreads())
@@ -223,7 +240,7 @@ public final class PollingJdbcAutoConfiguration {
 				builder.transactions(TransactionRunner.NONE);
 			}
 			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention(),
-					settings.getPurgeInterval(), settings.getShutdownWait());
+					settings.getPurgeInterval(), settings.getShutdownWait(), schedulers);
 		}
 
 		private static QueueListener queueListener(List<QueueListener> listeners) {
@@ -297,11 +314,11 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
-				ObjectProvider<DeliveryMetrics> delivery) {
+				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers) {
 			List<Runnable> refreshes = new ArrayList<>();
 			queue.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
 			delivery.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
-			return new StatsGaugeRefresher(refreshes, Duration.ofSeconds(15));
+			return new StatsGaugeRefresher(refreshes, Duration.ofSeconds(15), schedulers);
 		}
 
 	}

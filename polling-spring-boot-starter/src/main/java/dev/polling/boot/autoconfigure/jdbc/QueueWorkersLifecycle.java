@@ -3,9 +3,6 @@ package dev.polling.boot.autoconfigure.jdbc;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +31,9 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 
 	private final Duration shutdownWait;
 
-	private @Nullable ScheduledExecutorService purger;
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer purger;
 
 	private volatile boolean running;
 
@@ -45,9 +44,11 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 	 * @param retention how long DONE messages are kept
 	 * @param purgeInterval how often to purge, zero to disable
 	 * @param shutdownWait how long stopping waits for running handlers
+	 * @param schedulers where the purge timer comes from
 	 */
 	public QueueWorkersLifecycle(WorkQueue queue, QueueWorkers workers, Duration retention, Duration purgeInterval,
-			Duration shutdownWait) {
+			Duration shutdownWait, PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.queue = queue;
 		this.workers = workers;
 		this.retention = retention;
@@ -70,14 +71,7 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 		}
 		this.workers.start();
 		if (!this.purgeInterval.isZero()) {
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-				Thread thread = new Thread(task, "polling-queue-purge");
-				thread.setDaemon(true);
-				return thread;
-			});
-			long millis = Math.max(1, this.purgeInterval.toMillis());
-			executor.scheduleWithFixedDelay(this::purge, millis, millis, TimeUnit.MILLISECONDS);
-			this.purger = executor;
+			this.purger = this.schedulers.start("polling-queue-purge", this.purgeInterval, this::purge);
 		}
 		this.running = true;
 	}
@@ -85,7 +79,7 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 	@Override
 	public synchronized void stop() {
 		if (this.purger != null) {
-			this.purger.shutdownNow();
+			this.purger.stop(Duration.ZERO);
 			this.purger = null;
 		}
 		this.workers.stop(this.shutdownWait);
