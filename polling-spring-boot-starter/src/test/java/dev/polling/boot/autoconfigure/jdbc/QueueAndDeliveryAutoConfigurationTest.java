@@ -156,6 +156,11 @@ class QueueAndDeliveryAutoConfigurationTest {
 				assertThat(registry.get(QueueMetrics.DEAD).tag("queue", "invoices").gauge().value()).isEqualTo(1.0);
 				assertThat(endpoint.act("" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
 				assertThat(endpoint.message("" + id)).isNotNull();
+				// it fails again: discarded with DELETE it is gone
+				Awaitility.await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
+				assertThat(endpoint.discard("" + id).message()).isNull();
+				assertThat(endpoint.message("" + id)).isNull();
 			});
 	}
 
