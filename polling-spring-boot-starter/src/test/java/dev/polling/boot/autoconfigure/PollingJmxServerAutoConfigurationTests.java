@@ -71,6 +71,16 @@ class PollingJmxServerAutoConfigurationTests {
 	}
 
 	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnServerLifecycle() {
+		PollingJmxServerLifecycle own = new PollingJmxServerLifecycle(new PollingProperties(), () -> null);
+		this.runner.withBean("ownJmxServer", PollingJmxServerLifecycle.class, () -> own).run((context) -> {
+			assertThat(context).hasSingleBean(PollingJmxServerLifecycle.class);
+			assertThat(context.getBean(PollingJmxServerLifecycle.class)).isSameAs(own);
+			assertThat(context).doesNotHaveBean("pollingJmxServerLifecycle");
+		});
+	}
+
+	@Test
 	void opensTheServerWhenTheContextStartsAndClosesItWhenItStops() throws Exception {
 		int port = freePort();
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
