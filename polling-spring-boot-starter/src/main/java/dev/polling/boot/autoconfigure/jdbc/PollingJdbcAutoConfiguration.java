@@ -12,6 +12,7 @@ import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.TransactionRunner;
 import dev.polling.jdbc.queue.WorkQueue;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -55,7 +57,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
  * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
  */
-@AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class })
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
@@ -313,12 +316,13 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnBean(MeterRegistry.class)
 		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
-				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers) {
+				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers, PollingJdbcProperties properties) {
 			List<Runnable> refreshes = new ArrayList<>();
 			queue.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
 			delivery.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
-			return new StatsGaugeRefresher(refreshes, Duration.ofSeconds(15), schedulers);
+			return new StatsGaugeRefresher(refreshes, properties.getMetrics().getRefreshInterval(), schedulers);
 		}
 
 	}

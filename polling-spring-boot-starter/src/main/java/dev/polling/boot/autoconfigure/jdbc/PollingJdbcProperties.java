@@ -37,8 +37,14 @@ public class PollingJdbcProperties {
 
 	private final Jobs jobs = new Jobs();
 
+	private final Metrics metrics = new Metrics();
+
 	public Jobs getJobs() {
 		return this.jobs;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	public Coordination getCoordination() {
@@ -621,6 +627,29 @@ public class PollingJdbcProperties {
 
 		public void setShutdownWait(Duration shutdownWait) {
 			this.shutdownWait = shutdownWait;
+		}
+
+	}
+
+	/**
+	 * Meter settings of the database parts.
+	 */
+	public static class Metrics {
+
+		/**
+		 * How often the queue and delivery gauges are read from the database (one statement per
+		 * table), only when the application has a meter registry; 0 disables it. A number without
+		 * unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration refreshInterval = Duration.ofSeconds(15);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
 		}
 
 	}

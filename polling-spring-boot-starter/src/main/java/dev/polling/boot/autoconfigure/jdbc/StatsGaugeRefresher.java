@@ -8,7 +8,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Refreshes the gauges of {@link QueueMetrics} and {@link DeliveryMetrics} from the database on a
  * timer of its own (one statement per table per refresh), so that scraping the meters never queries
- * the database.
+ * the database. Exists only when the application has a meter registry; every
+ * {@code polling.jdbc.metrics.refresh-interval}, 0 for never.
  */
 public final class StatsGaugeRefresher implements SmartLifecycle {
 
@@ -34,7 +35,7 @@ public final class StatsGaugeRefresher implements SmartLifecycle {
 
 	@Override
 	public synchronized void start() {
-		if (this.executor != null || this.refreshes.isEmpty()) {
+		if (this.executor != null || this.refreshes.isEmpty() || this.interval.isZero() || this.interval.isNegative()) {
 			return;
 		}
 		PollingTaskSchedulers.Timer started = this.schedulers.start("polling-jdbc-gauges", this.interval,
@@ -48,6 +49,11 @@ public final class StatsGaugeRefresher implements SmartLifecycle {
 			this.executor.stop(Duration.ZERO);
 			this.executor = null;
 		}
+	}
+
+	/** How often the gauges are refreshed; zero for never. */
+	public Duration getInterval() {
+		return this.interval;
 	}
 
 	@Override

@@ -165,6 +165,23 @@ class QueueAndDeliveryAutoConfigurationTest {
 	}
 
 	@Test
+	void refreshesTheDatabaseGaugesOnlyWithAMeterRegistryAndAsOftenAsConfigured() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(QueueMetrics.class)
+			.doesNotHaveBean(StatsGaugeRefresher.class));
+		this.runner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			StatsGaugeRefresher refresher = context.getBean(StatsGaugeRefresher.class);
+			assertThat(refresher.getInterval()).isEqualTo(Duration.ofSeconds(15));
+			assertThat(refresher.isRunning()).isTrue();
+		});
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("polling.jdbc.metrics.refresh-interval=2m")
+			.run((context) -> assertThat(context.getBean(StatsGaugeRefresher.class).getInterval()).isEqualTo(Duration.ofMinutes(2)));
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("polling.jdbc.metrics.refresh-interval=0")
+			.run((context) -> assertThat(context.getBean(StatsGaugeRefresher.class).isRunning()).isFalse());
+	}
+
+	@Test
 	void runsAsManySendingThreadsAsConfigured() {
 		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.delivery.threads=3").run((context) -> {
 			assertThat(context.getBean(DeliveryDispatcherLifecycle.class).getDispatcher().threads()).isEqualTo(3);
