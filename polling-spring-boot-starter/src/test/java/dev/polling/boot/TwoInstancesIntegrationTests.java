@@ -124,7 +124,7 @@ class TwoInstancesIntegrationTests {
 			.isPositive();
 
 		// pause on the holder through the endpoint: the other takes over within a tick
-		HttpResponse<String> paused = post(holder, "/actuator/polling/" + CLUSTER + "/pause");
+		HttpResponse<String> paused = post(holder, "/actuator/polling/" + CLUSTER, "{\"state\":\"paused\"}");
 		assertThat(paused.statusCode()).isEqualTo(200);
 		assertThat(this.json.readTree(paused.body()).get("paused").asBoolean()).isTrue();
 		long pausedAt = System.nanoTime();
@@ -140,13 +140,14 @@ class TwoInstancesIntegrationTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> context(standby).counts() > standbyCycles);
 
 		// resume: the old holder competes again but stays on standby while the other holds
-		assertThat(post(holder, "/actuator/polling/" + CLUSTER + "/resume").statusCode()).isEqualTo(200);
+		assertThat(post(holder, "/actuator/polling/" + CLUSTER, "{\"state\":\"active\"}").statusCode()).isEqualTo(200);
 		assertThat(holder.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
-		HttpResponse<String> unknownAction = post(holder, "/actuator/polling/" + CLUSTER + "/explode");
-		assertThat(unknownAction.statusCode()).isEqualTo(400);
-		assertThat(this.json.readTree(unknownAction.body()).get("valid").toString()).isEqualTo("[\"pause\",\"resume\"]");
-		HttpResponse<String> unknownClusterAction = post(holder, "/actuator/polling/NO_SUCH_CLUSTER/pause");
-		assertThat(unknownClusterAction.statusCode()).isEqualTo(400);
+		HttpResponse<String> unknownState = post(holder, "/actuator/polling/" + CLUSTER, "{\"state\":\"exploded\"}");
+		assertThat(unknownState.statusCode()).isEqualTo(400);
+		assertThat(this.json.readTree(unknownState.body()).get("valid").toString()).isEqualTo("[\"active\",\"paused\"]");
+		assertThat(post(holder, "/actuator/polling/" + CLUSTER, "{}").statusCode()).isEqualTo(400);
+		HttpResponse<String> unknownClusterAction = post(holder, "/actuator/polling/NO_SUCH_CLUSTER", "{\"state\":\"paused\"}");
+		assertThat(unknownClusterAction.statusCode()).isEqualTo(404);
 		assertThat(this.json.readTree(unknownClusterAction.body()).get("valid").toString()).isEqualTo("[\"" + CLUSTER + "\"]");
 		HttpResponse<String> unknownCluster = this.http.send(
 				HttpRequest.newBuilder(uri(holder, "/actuator/polling/NO_SUCH_CLUSTER")).GET().build(), HttpResponse.BodyHandlers.ofString());
@@ -185,7 +186,7 @@ class TwoInstancesIntegrationTests {
 		ConfigurableApplicationContext context = start("solo", jmx, "management.endpoint.polling.access=read-only",
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		assertThat(get(context, "/actuator/polling").get("standalone").asBoolean()).isTrue();
-		HttpResponse<String> response = post(context, "/actuator/polling/" + CLUSTER + "/pause");
+		HttpResponse<String> response = post(context, "/actuator/polling/" + CLUSTER, "{\"state\":\"paused\"}");
 		assertThat(response.statusCode()).isIn(404, 405);
 		assertThat(context.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
 	}
@@ -252,9 +253,11 @@ class TwoInstancesIntegrationTests {
 		return response.body();
 	}
 
-	private HttpResponse<String> post(ConfigurableApplicationContext context, String path) throws Exception {
-		return this.http.send(HttpRequest.newBuilder(uri(context, path)).POST(HttpRequest.BodyPublishers.noBody()).build(),
-				HttpResponse.BodyHandlers.ofString());
+	private HttpResponse<String> post(ConfigurableApplicationContext context, String path, String json) throws Exception {
+		return this.http.send(HttpRequest.newBuilder(uri(context, path))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	private static URI uri(ConfigurableApplicationContext context, String path) {

@@ -53,7 +53,7 @@ import dev.polling.sample.demo.DemoReport.Takeover;
 /**
  * The demo behind the README's first command ({@code ./demo.sh}): starts the mail server
  * ({@link DemoMailServer}) and three instances of the sample app as processes of their own, hands
- * clusters over (the endpoint's pause/resume) until each instance holds one, sends mails spread
+ * clusters over (the endpoint's state change) until each instance holds one, sends mails spread
  * over the three mailboxes, prints every few seconds which instance holds which cluster (from each
  * instance's {@code /actuator/polling}), kills the holder of {@code MAILBOX_1} with SIGKILL a third
  * of the way through and restarts it two thirds through, waits until every mail is processed,
@@ -468,7 +468,7 @@ public final class DemoDriver {
 			.append("  mail:\n    imap-port: ").append(this.imapPort).append('\n')
 			.append("    smtp-port: ").append(this.smtpPort).append("   # the confirmations\n")
 			.append("    processing-time: 20ms   # simulated business work per mail\n")
-			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (pause/resume)\n")
+			.append("management:\n  endpoint:\n    polling:\n      access: unrestricted   # the demo hands clusters over (state paused/active)\n")
 			.append("    pollingdelivery:\n      access: unrestricted   # the demo resolves in-doubt confirmations\n")
 			.append("polling:\n  peers:   # all instances share one list; each recognises itself in it\n");
 		for (int i = 1; i <= ports.size(); i++) {
@@ -539,14 +539,14 @@ public final class DemoDriver {
 			}
 			String from = held.get(0);
 			List<Instance> others = this.instances.stream().filter((i) -> i != target.get()).toList();
-			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/pause"));
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster, "{\"state\":\"paused\"}"));
 			long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
 			while (!holders().get(cluster).contains(target.get().id) && System.nanoTime() < deadline) {
 				Thread.sleep(100);
 			}
-			others.forEach((i) -> post(i, "/actuator/polling/" + cluster + "/resume"));
+			others.forEach((i) -> post(i, "/actuator/polling/" + cluster, "{\"state\":\"active\"}"));
 			holders = holders();
-			say("handover: %s from %s to %s (POST /actuator/polling/%s/pause on the others, then resume)%s", cluster,
+			say("handover: %s from %s to %s (POST /actuator/polling/%s {\"state\":\"paused\"} on the others, then active)%s", cluster,
 					from, target.get().id, cluster, holders.get(cluster).contains(target.get().id) ? "" : " FAILED");
 		}
 		printStatus(holders, 0, processedCount());
@@ -557,10 +557,11 @@ public final class DemoDriver {
 		return (int) CLUSTERS.stream().filter((cluster) -> holders.get(cluster).contains(instanceId)).count();
 	}
 
-	private void post(Instance instance, String path) {
+	private void post(Instance instance, String path, String json) {
 		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + instance.httpPort + path))
 			.timeout(Duration.ofSeconds(2))
-			.POST(HttpRequest.BodyPublishers.noBody())
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
 			.build();
 		try {
 			HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());

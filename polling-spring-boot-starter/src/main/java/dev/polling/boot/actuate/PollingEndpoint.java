@@ -26,14 +26,18 @@ import dev.polling.core.PollingManager;
 /**
  * The {@code polling} actuator endpoint: for each cluster whether this instance holds it, its last
  * activity, the last decision and why, and what each peer said. {@code POST
- * /actuator/polling/{cluster}/pause} hands a cluster over to a peer (it takes over at its next
- * tick) and {@code .../resume} lets this instance compete again; both need
- * {@code management.endpoint.polling.access=unrestricted}, the default access being read-only.
+ * /actuator/polling/{cluster}} with {@code {"state":"paused"}} hands a cluster over to a peer (it
+ * takes over at its next tick) and {@code {"state":"active"}} lets this instance compete again;
+ * both need {@code management.endpoint.polling.access=unrestricted}, the default access being
+ * read-only.
  * Shows peer user names, never passwords. Over HTTP, {@link PollingEndpointWebExtension} answers an
- * unknown cluster or action with the valid ones.
+ * unknown cluster (404) or state (400) with the valid ones.
  */
 @Endpoint(id = "polling", defaultAccess = Access.READ_ONLY)
 public class PollingEndpoint {
+
+	/** The states a cluster can be set to. */
+	static final List<String> STATES = List.of("active", "paused");
 
 	private final PollingManager manager;
 
@@ -62,21 +66,23 @@ public class PollingEndpoint {
 	}
 
 	/**
-	 * Pauses ({@code pause}) or resumes ({@code resume}) a cluster on this instance. An unknown
-	 * cluster or action is a bad request (400).
-	 * @return the cluster after the change
+	 * Sets the state of a cluster on this instance: {@code paused} hands it over to a peer (it takes
+	 * over at its next tick), {@code active} lets this instance compete for it again. Over HTTP:
+	 * {@code POST /actuator/polling/{cluster}} with the body {@code {"state":"paused"}}.
+	 * @param cluster the cluster id
+	 * @param state {@code paused} or {@code active}
+	 * @return the cluster after the change, or {@code null} when there is no such cluster
 	 */
 	@WriteOperation
-	public ClusterDescriptor handover(@Selector String cluster, @Selector String action) {
+	public @Nullable ClusterDescriptor changeState(@Selector String cluster, String state) {
 		if (!this.manager.clusterIds().contains(cluster)) {
-			throw new InvalidEndpointRequestException("Unknown polling cluster '" + cluster + "'; known clusters: "
-					+ this.manager.clusterIds(), "Unknown polling cluster");
+			return null;
 		}
-		switch (action) {
-			case "pause" -> this.manager.pause(cluster);
-			case "resume" -> this.manager.resume(cluster);
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use pause or resume",
-					"Unknown action; use pause or resume");
+		switch (state) {
+			case "paused" -> this.manager.pause(cluster);
+			case "active" -> this.manager.resume(cluster);
+			default -> throw new InvalidEndpointRequestException("Unknown state '" + state + "'; use " + STATES,
+					"Unknown state; use " + STATES);
 		}
 		return describe(this.manager.status(cluster));
 	}

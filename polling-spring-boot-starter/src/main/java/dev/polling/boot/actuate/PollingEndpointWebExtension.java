@@ -2,7 +2,6 @@ package dev.polling.boot.actuate;
 
 import java.util.List;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -11,15 +10,12 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * The {@link PollingEndpoint} over HTTP: a request for an unknown cluster ({@code 404}) or an
- * unknown action ({@code 400}) is answered with a body that names what was not found and lists the
+ * The {@link PollingEndpoint} over HTTP: a request for an unknown cluster ({@code 404}, also when
+ * changing its state) or an unknown state ({@code 400}) is answered with a body that names what was not found and lists the
  * valid values, instead of an empty response.
  */
 @EndpointWebExtension(endpoint = PollingEndpoint.class)
 public class PollingEndpointWebExtension {
-
-	/** The actions of {@code POST /actuator/polling/{cluster}/{action}}. */
-	static final List<String> ACTIONS = List.of("pause", "resume");
 
 	private final PollingEndpoint endpoint;
 
@@ -37,23 +33,26 @@ public class PollingEndpointWebExtension {
 		return new WebEndpointResponse<>(descriptor, WebEndpointResponse.STATUS_OK);
 	}
 
-	/** {@code POST /actuator/polling/{cluster}/{action}}: pause or resume, or 400 with the valid values. */
+	/**
+	 * {@code POST /actuator/polling/{cluster}} with {@code {"state":"paused"}} or
+	 * {@code {"state":"active"}}: 404 for an unknown cluster, 400 for an unknown state, each with
+	 * the valid values.
+	 */
 	@WriteOperation
-	public WebEndpointResponse<OperationResponseBody> handover(@Selector String cluster, @Selector String action) {
+	public WebEndpointResponse<OperationResponseBody> changeState(@Selector String cluster, String state) {
 		if (!this.endpoint.clusterIds().contains(cluster)) {
-			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_BAD_REQUEST);
+			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		if (!ACTIONS.contains(action)) {
-			return new WebEndpointResponse<>(new UnknownSelectorDescriptor("Unknown action '" + action + "'", "action", action, ACTIONS),
+		if (!PollingEndpoint.STATES.contains(state)) {
+			return new WebEndpointResponse<>(
+					new UnknownSelectorDescriptor("Unknown state '" + state + "'", "state", state, PollingEndpoint.STATES),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
-		try {
-			return new WebEndpointResponse<>(this.endpoint.handover(cluster, action), WebEndpointResponse.STATUS_OK);
+		PollingEndpoint.ClusterDescriptor changed = this.endpoint.changeState(cluster, state);
+		if (changed == null) {
+			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		catch (InvalidEndpointRequestException ex) {
-			return new WebEndpointResponse<>(new UnknownSelectorDescriptor(ex.getMessage(), "action", action, ACTIONS),
-					WebEndpointResponse.STATUS_BAD_REQUEST);
-		}
+		return new WebEndpointResponse<>(changed, WebEndpointResponse.STATUS_OK);
 	}
 
 	private UnknownSelectorDescriptor unknownCluster(String cluster) {
@@ -63,7 +62,7 @@ public class PollingEndpointWebExtension {
 	/**
 	 * The answer to a request for something the endpoint does not know.
 	 * @param error what was not found
-	 * @param selector which part of the path: {@code cluster} or {@code action}
+	 * @param selector what was not found: {@code cluster} (in the path) or {@code state} (in the body)
 	 * @param value the value given
 	 * @param valid the values that exist
 	 */

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -20,8 +21,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * the age of the oldest waiting message, the blocked business keys and the dead messages (up to
  * 100 each, without payloads). Operator actions, which need
  * {@code management.endpoint.pollingqueue.access=unrestricted}: {@code POST
- * /actuator/pollingqueue/{id}/retry} gives a dead message fresh attempts, {@code .../discard}
- * deletes it (unblocking its key).
+ * /actuator/pollingqueue/{id}/retry} gives a dead message fresh attempts, {@code DELETE
+ * /actuator/pollingqueue/{id}} discards it (unblocking its key).
  */
 @Endpoint(id = "pollingqueue", defaultAccess = Access.READ_ONLY)
 public class PollingQueueEndpoint {
@@ -48,23 +49,38 @@ public class PollingQueueEndpoint {
 	}
 
 	/**
-	 * Retries ({@code retry}) or discards ({@code discard}) a dead message.
+	 * Retries ({@code retry}) a dead message: {@code POST /actuator/pollingqueue/{id}/retry}.
 	 * @return the outcome; a message that is not dead is a bad request (400)
 	 */
 	@WriteOperation
 	public ActionResult act(@Selector String id, @Selector String action) {
 		long messageId = parse(id);
-		boolean done = switch (action) {
-			case "retry" -> this.queue.retry(messageId);
-			case "discard" -> this.queue.discard(messageId);
-			default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use retry or discard",
-					"Unknown action; use retry or discard");
-		};
-		if (!done) {
-			throw new InvalidEndpointRequestException("Message " + messageId + " is not DEAD (or does not exist): only "
-					+ "dead messages can be retried or discarded", "Message is not dead");
+		if (!"retry".equals(action)) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use retry (discard is DELETE "
+					+ "/actuator/pollingqueue/" + id + ")", "Unknown action; use retry");
+		}
+		if (!this.queue.retry(messageId)) {
+			throw notDead(messageId);
 		}
 		return new ActionResult(messageId, action, this.queue.entry(messageId).orElse(null));
+	}
+
+	/**
+	 * Discards a dead message (deletes it, unblocking its key): {@code DELETE /actuator/pollingqueue/{id}}.
+	 * @return the outcome; a message that is not dead is a bad request (400)
+	 */
+	@DeleteOperation
+	public ActionResult discard(@Selector String id) {
+		long messageId = parse(id);
+		if (!this.queue.discard(messageId)) {
+			throw notDead(messageId);
+		}
+		return new ActionResult(messageId, "discard", this.queue.entry(messageId).orElse(null));
+	}
+
+	private static InvalidEndpointRequestException notDead(long messageId) {
+		return new InvalidEndpointRequestException("Message " + messageId + " is not DEAD (or does not exist): only "
+				+ "dead messages can be retried or discarded", "Message is not dead");
 	}
 
 	static long parse(String id) {

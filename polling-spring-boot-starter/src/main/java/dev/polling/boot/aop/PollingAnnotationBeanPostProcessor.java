@@ -14,6 +14,11 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
+import org.springframework.core.env.Environment;
 
 import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.core.PollingManager;
@@ -29,6 +34,8 @@ import dev.polling.core.PollingManager;
  */
 public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
 		implements SmartInitializingSingleton {
+
+	private static final ConfigurationPropertyName CLUSTERS = ConfigurationPropertyName.of("polling.clusters");
 
 	private final List<PollingAnnotationUsage> usages = new ArrayList<>();
 
@@ -59,7 +66,7 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 				usage.checkShape();
 			}
 			if (this.started) {
-				check(found, manager());
+				check(found, manager(), clustersConfigured());
 			}
 			else {
 				synchronized (this.usages) {
@@ -77,7 +84,7 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 			pending = List.copyOf(this.usages);
 			this.usages.clear();
 		}
-		check(pending, manager());
+		check(pending, manager(), clustersConfigured());
 		this.started = true;
 	}
 
@@ -85,8 +92,34 @@ public class PollingAnnotationBeanPostProcessor extends AbstractBeanFactoryAware
 		return (this.beanFactory != null) ? this.beanFactory.getBeanProvider(PollingManager.class).getIfAvailable() : null;
 	}
 
-	private static void check(List<PollingAnnotationUsage> usages, @Nullable PollingManager manager) {
+	/**
+	 * Whether {@code polling.clusters} is set in the environment now. With no manager that means
+	 * the bean definitions were fixed without it: by Spring AOT at build time.
+	 */
+	private boolean clustersConfigured() {
+		Environment environment = (this.beanFactory != null)
+				? this.beanFactory.getBeanProvider(Environment.class).getIfAvailable() : null;
+		if (environment == null) {
+			return false;
+		}
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (source.containsDescendantOf(CLUSTERS) == ConfigurationPropertyState.PRESENT) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static void check(List<PollingAnnotationUsage> usages, @Nullable PollingManager manager,
+			boolean clustersConfigured) {
 		for (PollingAnnotationUsage usage : usages) {
+			if (manager == null && clustersConfigured) {
+				throw new PollingAnnotationException(usage + " names cluster '" + usage.clusterId()
+						+ "': polling.clusters is set now, but was not when the application's bean definitions were fixed "
+						+ "(Spring AOT decides at build time which beans exist)",
+						"put polling.clusters into the configuration packaged with the application (application.yml), "
+								+ "so that it is also seen when the application is processed ahead of time");
+			}
 			if (manager == null) {
 				throw new PollingAnnotationException(usage + " names cluster '" + usage.clusterId()
 						+ "' but no polling clusters are configured", "define polling.clusters." + usage.clusterId()

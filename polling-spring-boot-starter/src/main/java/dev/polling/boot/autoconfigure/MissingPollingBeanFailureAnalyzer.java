@@ -63,7 +63,15 @@ public class MissingPollingBeanFailureAnalyzer extends AbstractFailureAnalyzer<N
 					"no polling cluster is defined, so there is no " + type.getSimpleName() + " bean, but " + needer + " requires one",
 					"define at least one cluster, e.g. polling.clusters.MAILABRUF_CLUSTER.wait-time=10m", cause);
 		}
-		return null;
+		// clusters are set, yet the manager was never defined: the bean definitions were fixed
+		// without them (Spring AOT at build time), or the auto-configuration is excluded
+		return analysis("polling.clusters", "set",
+				"polling.clusters is set now, but there is no " + type.getSimpleName() + " bean, which " + needer
+						+ " requires: the application's bean definitions were fixed without polling.clusters (Spring AOT "
+						+ "decides at build time which beans exist), or PollingAutoConfiguration is excluded",
+				"put polling.clusters into the configuration packaged with the application (application.yml), so that it is "
+						+ "also seen when the application is processed ahead of time; do not exclude PollingAutoConfiguration",
+				cause);
 	}
 
 	private boolean clustersConfigured() {

@@ -1,15 +1,10 @@
 package dev.polling.boot.autoconfigure;
 
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import javax.management.MBeanServer;
-import javax.management.MBeanServerFactory;
 import javax.net.ssl.SSLContext;
 
 import org.slf4j.Logger;
@@ -22,7 +17,6 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -38,18 +32,22 @@ import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.JmxContract;
-import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 
 /**
  * Auto-configuration of polling clusters: the {@link PollingManager} (the registry of all
- * clusters), the JMX connector server the peers talk to when {@code polling.jmx.server.port} is
- * set, and the processing of {@code @PollingCycle} and {@code @PollingAction}.
+ * clusters), the JMX connector server the peers talk to ({@link PollingJmxServerLifecycle}, which
+ * opens when the context starts if {@code polling.jmx.server.port} is set then), and the
+ * processing of {@code @PollingCycle} and {@code @PollingAction}.
  *
- * <p>The manager is created only when at least one cluster is configured. The cluster MBeans are
- * registered in the JMX server's own MBean server, or else in the platform MBean server, whether or
- * not {@code spring.jmx.enabled} is set. On shutdown the manager releases every cluster (peers can
- * take over at their next tick) and unregisters its MBeans.
+ * <p>The manager is created only when at least one cluster is configured: the cluster ids belong to
+ * the application's code ({@code @PollingCycle("MAILBOX_1")}), so they are packaged with it and
+ * are the same when the application is processed ahead of time; per-instance values (port, peers,
+ * instance id) are read when the beans are created and never decide which beans exist. The
+ * cluster MBeans are registered in the JMX server's own MBean server, or else in the platform
+ * MBean server, whether or not {@code spring.jmx.enabled} is set. When the context stops,
+ * {@link PollingManagerLifecycle} releases every cluster (peers can take over at their next tick)
+ * before the JMX server closes.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
@@ -69,46 +67,27 @@ public final class PollingAutoConfiguration {
 	@Conditional(OnPollingClustersCondition.class)
 	static class PollingManagerConfiguration {
 
-		@Bean(destroyMethod = "close")
+		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnProperty(prefix = "polling.jmx.server", name = "port")
-		PollingJmxServer pollingJmxServer(PollingProperties properties, ObjectProvider<SslBundles> sslBundles,
-				Environment environment) {
+		PollingJmxServerLifecycle pollingJmxServerLifecycle(PollingProperties properties,
+				ObjectProvider<SslBundles> sslBundles, Environment environment) {
 			PollingPropertiesValidator.validate(properties, environment);
-			PollingProperties.Server server = properties.getJmx().getServer();
-			JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), server.getPort(),
-					server.getAdvertisedHost(), server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(),
-					Duration.ofSeconds(30), portableStubs(properties))
-				// remote clients may read the cluster MBeans, nothing else
-				.withReadableDomains(Set.of(properties.getJmx().effectiveDomain()));
-			PollingJmxServer.ServerTls tls = (server.getSslBundle() != null)
-					? new PollingJmxServer.ServerTls(sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
-							server.isRequireClientCertificate())
-					: null;
-			try {
-				PollingJmxServer started = PollingJmxServer.start(settings, MBeanServerFactory.newMBeanServer(), tls);
-				if (settings.portableStubs()) {
-					warnIfStubsNameAnotherHost(started.host());
-				}
-				return started;
-			}
-			catch (IOException ex) {
-				throw new InvalidPollingConfigurationException("polling.jmx.server.port", String.valueOf(server.getPort()),
-						"the JMX server could not listen on " + settings.bindAddress() + ":" + server.getPort() + " ("
-								+ ex.getMessage() + ")",
-						"choose a free port, or stop the process that uses it");
-			}
+			return new PollingJmxServerLifecycle(properties, () -> {
+				PollingProperties.Server server = properties.getJmx().getServer();
+				return (server.getSslBundle() != null) ? new PollingJmxServer.ServerTls(
+						sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
+						server.isRequireClientCertificate()) : null;
+			});
 		}
 
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
-		PollingManager pollingManager(PollingProperties properties, ObjectProvider<PollingJmxServer> jmxServer,
+		PollingManager pollingManager(PollingProperties properties, PollingJmxServerLifecycle jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
 				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
 				Environment environment) {
 			PollingPropertiesValidator.validate(properties, environment);
-			PollingJmxServer server = jmxServer.getIfAvailable();
-			MBeanServer mbeanServer = (server != null) ? server.mbeanServer() : ManagementFactory.getPlatformMBeanServer();
+			MBeanServer mbeanServer = jmxServer.mbeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
 				.clusters(clusters(properties))
@@ -140,8 +119,14 @@ public final class PollingAutoConfiguration {
 			PollingManager manager = builder.build();
 			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
 					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
-					(server != null) ? "the polling JMX server at " + server.serviceUrl() : "the platform MBean server");
+					jmxServer.isConfigured() ? "the polling JMX server's MBean server" : "the platform MBean server");
 			return manager;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		PollingManagerLifecycle pollingManagerLifecycle(PollingManager manager, PollingProperties properties) {
+			return new PollingManagerLifecycle(manager, properties.getShutdown().getCycleWait());
 		}
 
 		/** The TLS context of a named SSL bundle, or a startup failure naming the property. */
@@ -169,35 +154,6 @@ public final class PollingAutoConfiguration {
 				.withJmxContract(properties.getJmx().getContract());
 			String instanceId = properties.getInstanceId();
 			return (instanceId != null) ? settings.withInstanceId(instanceId.trim()) : settings;
-		}
-
-		/**
-		 * Plain JDK stubs carry the host RMI picks for the whole JVM ({@code java.rmi.server.hostname},
-		 * else the local host's address), not the advertised host: say so when the two differ.
-		 */
-		private static void warnIfStubsNameAnotherHost(String advertised) {
-			String rmiHost = System.getProperty("java.rmi.server.hostname");
-			if (rmiHost == null) {
-				try {
-					rmiHost = java.net.InetAddress.getLocalHost().getHostAddress();
-				}
-				catch (java.net.UnknownHostException ex) {
-					rmiHost = "unknown";
-				}
-			}
-			if (!rmiHost.equals(advertised)) {
-				logger.warn("polling.jmx.contract=isy-polling: the polling JMX server hands out plain JDK stubs, which name host '{}' "
-						+ "rather than '{}'; if isy-polling peers cannot connect, start the JVM with -Djava.rmi.server.hostname={}",
-						rmiHost, advertised, advertised);
-			}
-		}
-
-		/**
-		 * isy-polling instances cannot load this library's socket factory classes from a stub, so
-		 * under the isy-polling contract the server hands out plain JDK stubs.
-		 */
-		private static boolean portableStubs(PollingProperties properties) {
-			return properties.getJmx().getContract() == JmxContract.ISY_POLLING;
 		}
 
 		private static List<ClusterDefinition> clusters(PollingProperties properties) {

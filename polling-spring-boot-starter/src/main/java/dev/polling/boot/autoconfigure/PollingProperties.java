@@ -74,6 +74,8 @@ public class PollingProperties {
 
 	private final Jmx jmx = new Jmx();
 
+	private final Shutdown shutdown = new Shutdown();
+
 	/**
 	 * Other instances of this application, by id (e.g. SERVER2). A list shared by all instances
 	 * may include the instance itself; it recognises itself and does not ask itself. No peers
@@ -130,6 +132,10 @@ public class PollingProperties {
 		return this.jmx;
 	}
 
+	public Shutdown getShutdown() {
+		return this.shutdown;
+	}
+
 	public Map<String, Peer> getPeers() {
 		return this.peers;
 	}
@@ -139,6 +145,26 @@ public class PollingProperties {
 	}
 
 	/** JMX settings. */
+	public static class Shutdown {
+
+		/**
+		 * How long stopping waits for running polling cycles to end before it releases the
+		 * clusters (the first thing polling does on shutdown); keep it below
+		 * spring.lifecycle.timeout-per-shutdown-phase. A number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration cycleWait = Duration.ofSeconds(10);
+
+		public Duration getCycleWait() {
+			return this.cycleWait;
+		}
+
+		public void setCycleWait(Duration cycleWait) {
+			this.cycleWait = cycleWait;
+		}
+
+	}
+
 	public static class Jmx {
 
 		/**

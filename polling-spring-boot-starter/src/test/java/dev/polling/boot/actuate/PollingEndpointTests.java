@@ -128,42 +128,43 @@ class PollingEndpointTests {
 	}
 
 	@Test
-	void answersAnUnknownClusterOrActionOverHttpWithTheValidOnes() {
+	void answersAnUnknownClusterOrStateOverHttpWithTheValidOnes() {
 		PollingEndpointWebExtension web = new PollingEndpointWebExtension(this.endpoint);
 		WebEndpointResponse<OperationResponseBody> unknownCluster = web.cluster("NOPE");
 		assertThat(unknownCluster.getStatus()).isEqualTo(404);
 		assertThat(unknownCluster.getBody()).isEqualTo(new UnknownSelectorDescriptor("Unknown polling cluster 'NOPE'", "cluster", "NOPE",
 				List.of("MAILABRUF_CLUSTER")));
 		assertThat(web.cluster("MAILABRUF_CLUSTER").getStatus()).isEqualTo(200);
-		WebEndpointResponse<OperationResponseBody> unknownAction = web.handover("MAILABRUF_CLUSTER", "release");
-		assertThat(unknownAction.getStatus()).isEqualTo(400);
-		assertThat(unknownAction.getBody())
-			.isEqualTo(new UnknownSelectorDescriptor("Unknown action 'release'", "action", "release", List.of("pause", "resume")));
-		assertThat(web.handover("NOPE", "pause").getStatus()).isEqualTo(400);
-		assertThat(web.handover("MAILABRUF_CLUSTER", "pause").getStatus()).isEqualTo(200);
+		WebEndpointResponse<OperationResponseBody> unknownState = web.changeState("MAILABRUF_CLUSTER", "released");
+		assertThat(unknownState.getStatus()).isEqualTo(400);
+		assertThat(unknownState.getBody())
+			.isEqualTo(new UnknownSelectorDescriptor("Unknown state 'released'", "state", "released", List.of("active", "paused")));
+		WebEndpointResponse<OperationResponseBody> unknownClusterChange = web.changeState("NOPE", "paused");
+		assertThat(unknownClusterChange.getStatus()).isEqualTo(404);
+		assertThat(unknownClusterChange.getBody()).isEqualTo(new UnknownSelectorDescriptor("Unknown polling cluster 'NOPE'", "cluster",
+				"NOPE", List.of("MAILABRUF_CLUSTER")));
+		assertThat(web.changeState("MAILABRUF_CLUSTER", "paused").getStatus()).isEqualTo(200);
 		assertThat(this.manager.isPaused("MAILABRUF_CLUSTER")).isTrue();
 	}
 
 	@Test
 	void answersNothingForAnUnknownCluster() {
 		assertThat(this.endpoint.cluster("NOPE")).isNull();
-		assertThatExceptionOfType(InvalidEndpointRequestException.class)
-			.isThrownBy(() -> this.endpoint.handover("NOPE", "pause"))
-			.withMessageContaining("MAILABRUF_CLUSTER");
+		assertThat(this.endpoint.changeState("NOPE", "paused")).isNull();
 	}
 
 	@Test
-	void pausesAndResumesACluster() {
+	void pausesAndReactivatesAClusterByState() {
 		this.manager.tryStartPolling("MAILABRUF_CLUSTER");
-		ClusterDescriptor paused = this.endpoint.handover("MAILABRUF_CLUSTER", "pause");
+		ClusterDescriptor paused = this.endpoint.changeState("MAILABRUF_CLUSTER", "paused");
 		assertThat(paused.paused()).isTrue();
 		assertThat(paused.holding()).isFalse();
 		assertThat(this.manager.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
-		assertThat(this.endpoint.handover("MAILABRUF_CLUSTER", "resume").paused()).isFalse();
+		assertThat(this.endpoint.changeState("MAILABRUF_CLUSTER", "active").paused()).isFalse();
 		assertThat(this.manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
 		assertThatExceptionOfType(InvalidEndpointRequestException.class)
-			.isThrownBy(() -> this.endpoint.handover("MAILABRUF_CLUSTER", "release"))
-			.withMessageContaining("use pause or resume");
+			.isThrownBy(() -> this.endpoint.changeState("MAILABRUF_CLUSTER", "released"))
+			.withMessageContaining("use [active, paused]");
 	}
 
 }

@@ -154,6 +154,20 @@ class PollingAnnotationTests {
 	}
 
 	@Test
+	void namesBuildTimeProcessingWhenClustersAreSetButTheManagerWasNotDefined() {
+		// what an application processed ahead of time without polling.clusters meets when it is
+		// given clusters at run time: the annotation processing exists, the manager does not
+		new ApplicationContextRunner().withUserConfiguration(AnnotationProcessingOnly.class, PollerConfiguration.class)
+			.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class)
+					.hasMessageContaining("polling.clusters is set now, but was not when the application's bean definitions were fixed")
+					.hasMessageContaining("packaged with the application");
+			});
+	}
+
+	@Test
 	void failsAtStartupForAGatedMethodReturningAPrimitive() {
 		this.runner.withUserConfiguration(PrimitiveConfiguration.class).run((context) -> {
 			assertThat(context).hasFailed();
@@ -171,6 +185,16 @@ class PollingAnnotationTests {
 			assertThat(AopUtils.isAopProxy(poller)).isFalse();
 			assertThat(poller.poll()).isEqualTo("polled");
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class AnnotationProcessingOnly {
+
+		@Bean
+		static PollingAnnotationBeanPostProcessor pollingAnnotationBeanPostProcessor() {
+			return new PollingAnnotationBeanPostProcessor();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -39,7 +39,7 @@ class JmxContractPropertyTests {
 	@Test
 	void usesTheNativeContractByDefault() {
 		this.runner.run((context) -> {
-			PollingJmxServer server = context.getBean(PollingJmxServer.class);
+			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 			assertThat(context.getBean(PollingManager.class).settings().jmxContract()).isEqualTo(JmxContract.NATIVE);
 			assertThat(server.mbeanServer().isRegistered(JmxNames.clusterName("dev.polling", "MAILABRUF_CLUSTER"))).isTrue();
 			assertThat(server.settings().portableStubs()).isFalse();
@@ -49,7 +49,7 @@ class JmxContractPropertyTests {
 	@Test
 	void registersUnderIsyPollingsNameInItsDefaultDomainWithPlainJdkStubs() {
 		this.runner.withPropertyValues("polling.jmx.contract=isy-polling").run((context) -> {
-			PollingJmxServer server = context.getBean(PollingJmxServer.class);
+			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 			assertThat(server.mbeanServer()
 				.isRegistered(new ObjectName("de.bund.bva.isyfact.polling:type=PollingStatus,name=\"Polling-Aktivitaet-XY-Nachrichten\"")))
 				.isTrue();
@@ -64,7 +64,7 @@ class JmxContractPropertyTests {
 	@Test
 	void takesTheConfiguredDomainWithTheIsyPollingContract() {
 		this.runner.withPropertyValues("polling.jmx.contract=isy-polling", "polling.jmx.domain=de.bund.bva.domaene.anwendung")
-			.run((context) -> assertThat(context.getBean(PollingJmxServer.class)
+			.run((context) -> assertThat(context.getBean(PollingJmxServerLifecycle.class).server()
 				.mbeanServer()
 				.isRegistered(new ObjectName(
 						"de.bund.bva.domaene.anwendung:type=PollingStatus,name=\"Polling-Aktivitaet-XY-Nachrichten\"")))

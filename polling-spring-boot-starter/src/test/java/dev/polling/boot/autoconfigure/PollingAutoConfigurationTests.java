@@ -2,6 +2,8 @@ package dev.polling.boot.autoconfigure;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -14,6 +16,7 @@ import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -46,6 +49,51 @@ class PollingAutoConfigurationTests {
 				"management.endpoints.web.exposure.include=polling");
 
 	@Test
+	void stopsByReleasingTheClustersOnceTheRunningCycleHasEnded() {
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.shutdown.cycle-wait=30s")
+			.run((context) -> {
+				PollingManager manager = context.getBean(PollingManager.class);
+				PollingManagerLifecycle lifecycle = context.getBean(PollingManagerLifecycle.class);
+				CountDownLatch cycleRunning = new CountDownLatch(1);
+				CountDownLatch endCycle = new CountDownLatch(1);
+				Thread cycle = new Thread(() -> {
+					try {
+						manager.runIfGranted("MAILABRUF_CLUSTER", () -> {
+							cycleRunning.countDown();
+							endCycle.await();
+						});
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				});
+				cycle.start();
+				assertThat(cycleRunning.await(10, TimeUnit.SECONDS)).isTrue();
+				CountDownLatch stopped = new CountDownLatch(1);
+				lifecycle.stop(stopped::countDown);
+				// the stop waits on a thread of its own while the cycle runs: the cluster stays held
+				assertThat(stopped.getCount()).isOne();
+				assertThat(manager.isHolding("MAILABRUF_CLUSTER")).isTrue();
+				endCycle.countDown();
+				assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
+				assertThat(manager.isHolding("MAILABRUF_CLUSTER")).isFalse();
+				assertThat(manager.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
+				cycle.join(10_000);
+			});
+	}
+
+	@Test
+	void releasesTheClustersInTheFirstShutdownPhaseAndClosesTheJmxServerInALaterOne() {
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s").run((context) -> {
+			int release = context.getBean(PollingManagerLifecycle.class).getPhase();
+			assertThat(release).isEqualTo(SmartLifecycle.DEFAULT_PHASE);
+			assertThat(PollingManagerLifecycle.WORKERS_PHASE).isLessThan(release);
+			assertThat(context.getBean(PollingJmxServerLifecycle.class).getPhase())
+				.isLessThan(PollingManagerLifecycle.WORKERS_PHASE);
+		});
+	}
+
+	@Test
 	void createsTheManagerFromTheProperties() {
 		this.runner
 			.withPropertyValues("polling.peer-timeout=750ms", "polling.unreachable-peer-policy=presume-last-known",
@@ -53,8 +101,8 @@ class PollingAutoConfigurationTests {
 					"polling.peers.SERVER2.username=userid", "polling.peers.SERVER2.password=pwd",
 					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s")
 			.run((context) -> {
-				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class)
-					.doesNotHaveBean(PollingJmxServer.class);
+				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class);
+				assertThat(context.getBean(PollingJmxServerLifecycle.class).server()).isNull();
 				PollingManager manager = context.getBean(PollingManager.class);
 				assertThat(manager.settings().instanceId()).isEqualTo("test-instance");
 				assertThat(manager.settings().peerTimeout()).isEqualTo(Duration.ofMillis(750));

@@ -3,12 +3,17 @@ package dev.polling.boot.autoconfigure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.mock.env.MockEnvironment;
+
+import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -47,6 +52,17 @@ class PollingFailureReportTests {
 		assertThat(output).contains("Invalid polling annotation: @PollingCycle on")
 			.contains("names unknown cluster 'POSTFACH1_CLUSTER'")
 			.contains("Fix: correct the id in the annotation");
+	}
+
+	@Test
+	void explainsAMissingManagerWhenClustersAreSetAtRunTimeOnly() {
+		MockEnvironment environment = new MockEnvironment().withProperty("polling.clusters.MAILBOX_1.wait-time", "10s");
+		FailureAnalysis analysis = new MissingPollingBeanFailureAnalyzer(environment)
+			.analyze(new NoSuchBeanDefinitionException(PollingManager.class));
+		assertThat(analysis).isNotNull();
+		assertThat(analysis.getDescription()).contains("polling.clusters is set now")
+			.contains("Spring AOT decides at build time which beans exist");
+		assertThat(analysis.getAction()).contains("configuration packaged with the application");
 	}
 
 	private static void run(String... properties) {

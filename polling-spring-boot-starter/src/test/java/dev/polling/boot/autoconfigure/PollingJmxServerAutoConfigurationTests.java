@@ -41,7 +41,7 @@ class PollingJmxServerAutoConfigurationTests {
 			.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
 					"polling.jmx.server.password=" + PASSWORD)
 			.run((context) -> {
-				PollingJmxServer server = context.getBean(PollingJmxServer.class);
+				PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 				assertThat(server.port()).isEqualTo(port);
 				ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
 				try (JMXConnector connector = connect(port, "polling", PASSWORD)) {
@@ -57,6 +57,59 @@ class PollingJmxServerAutoConfigurationTests {
 				assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(cluster)).isFalse();
 				assertThat(context.getBean(PollingManager.class).tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
 			});
+	}
+
+	@Test
+	void registersTheServerWithoutAPortAndOpensItOnlyWhenAPortIsSet() {
+		this.runner.run((context) -> {
+			PollingJmxServerLifecycle lifecycle = context.getBean(PollingJmxServerLifecycle.class);
+			assertThat(lifecycle.isConfigured()).isFalse();
+			assertThat(lifecycle.isRunning()).isFalse();
+			assertThat(lifecycle.server()).isNull();
+			assertThat(lifecycle.mbeanServer()).isSameAs(ManagementFactory.getPlatformMBeanServer());
+		});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnServerLifecycle() {
+		PollingJmxServerLifecycle own = new PollingJmxServerLifecycle(new PollingProperties(), () -> null);
+		this.runner.withBean("ownJmxServer", PollingJmxServerLifecycle.class, () -> own).run((context) -> {
+			assertThat(context).hasSingleBean(PollingJmxServerLifecycle.class);
+			assertThat(context.getBean(PollingJmxServerLifecycle.class)).isSameAs(own);
+			assertThat(context).doesNotHaveBean("pollingJmxServerLifecycle");
+		});
+	}
+
+	@Test
+	void opensTheServerWhenTheContextStartsAndClosesItWhenItStops() throws Exception {
+		int port = freePort();
+		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
+			PollingJmxServerLifecycle lifecycle = context.getBean(PollingJmxServerLifecycle.class);
+			assertThat(lifecycle.isRunning()).isTrue();
+			connect(port, null, null).close();
+			context.stop();
+			assertThat(lifecycle.server()).isNull();
+			assertThatExceptionOfType(IOException.class).isThrownBy(() -> connect(port, null, null).close());
+		});
+	}
+
+	@Test
+	void releasesTheClustersBeforeTheServerCloses() throws Exception {
+		int port = freePort();
+		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
+			assertThat(context.getBean(PollingManagerLifecycle.class).getPhase())
+				.isGreaterThan(context.getBean(PollingJmxServerLifecycle.class).getPhase());
+			PollingManager manager = context.getBean(PollingManager.class);
+			assertThat(manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
+			try (JMXConnector connector = connect(port, null, null)) {
+				MBeanServerConnection connection = connector.getMBeanServerConnection();
+				assertThat(connection.isRegistered(cluster)).isTrue();
+				context.getBean(PollingManagerLifecycle.class).stop();
+				// released and unregistered while the server still answers
+				assertThat(connection.isRegistered(cluster)).isFalse();
+			}
+		});
 	}
 
 	@Test

@@ -50,7 +50,7 @@ class PollingTlsAutoConfigurationTests {
 			.withPropertyValues(bundle("server", server, client))
 			.run((holderContext) -> {
 				assertThat(holderContext).hasNotFailed();
-				assertThat(holderContext.getBean(PollingJmxServer.class).isTls()).isTrue();
+				assertThat(holderContext.getBean(PollingJmxServerLifecycle.class).server().isTls()).isTrue();
 				assertThat(holderContext.getBean(PollingManager.class).decide("MAILABRUF_CLUSTER").isGranted()).isTrue();
 				this.runner
 					.withPropertyValues("polling.instance-id=standby", "polling.peers.HOLDER.host=127.0.0.1",

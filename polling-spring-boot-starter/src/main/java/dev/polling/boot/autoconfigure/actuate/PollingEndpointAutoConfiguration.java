@@ -16,8 +16,8 @@ import dev.polling.core.PollingManager;
 
 /**
  * Auto-configuration of the {@link PollingEndpoint}, when the actuator is on the classpath and the
- * endpoint is exposed, with its {@link PollingEndpointWebExtension} over HTTP. Its pause/resume operation needs
- * {@code management.endpoint.polling.access=unrestricted}.
+ * endpoint is exposed, with its {@link PollingEndpointWebExtension} over HTTP. Its state change
+ * (paused/active) needs {@code management.endpoint.polling.access=unrestricted}.
  */
 @AutoConfiguration(after = PollingAutoConfiguration.class)
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

@@ -4,22 +4,29 @@ import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import java.time.Duration;
 import org.springframework.context.SmartLifecycle;
 
+import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
+
 /**
  * Starts the {@link DeliveryDispatcher} with the application context and stops it (after the send
- * under way is recorded) when the context closes.
+ * under way is recorded, at most {@code polling.jdbc.delivery.shutdown-wait}, on a thread of its
+ * own) when the context closes, after the clusters are released.
  */
 public final class DeliveryDispatcherLifecycle implements SmartLifecycle {
 
 	private final DeliveryDispatcher dispatcher;
+
+	private final Duration shutdownWait;
 
 	private volatile boolean running;
 
 	/**
 	 * Creates the lifecycle.
 	 * @param dispatcher the dispatcher
+	 * @param shutdownWait how long stopping waits for the send under way
 	 */
-	public DeliveryDispatcherLifecycle(DeliveryDispatcher dispatcher) {
+	public DeliveryDispatcherLifecycle(DeliveryDispatcher dispatcher, Duration shutdownWait) {
 		this.dispatcher = dispatcher;
+		this.shutdownWait = shutdownWait;
 	}
 
 	/**
@@ -38,8 +45,18 @@ public final class DeliveryDispatcherLifecycle implements SmartLifecycle {
 
 	@Override
 	public void stop() {
-		this.dispatcher.stop(Duration.ofSeconds(30));
+		this.dispatcher.stop(this.shutdownWait);
 		this.running = false;
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		BackgroundStop.run("polling-delivery-stop", this::stop, callback);
+	}
+
+	@Override
+	public int getPhase() {
+		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 	@Override

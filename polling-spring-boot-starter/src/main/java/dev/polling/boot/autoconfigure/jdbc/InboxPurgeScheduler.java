@@ -2,7 +2,6 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.inbox.Inbox;
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,15 +23,19 @@ public final class InboxPurgeScheduler implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private @Nullable ScheduledExecutorService executor;
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer executor;
 
 	/**
 	 * Creates the scheduler.
 	 * @param inbox the inbox to purge
 	 * @param retention minimum age of purged entries
 	 * @param interval delay between purges, zero to disable
+	 * @param schedulers where the timer comes from
 	 */
-	public InboxPurgeScheduler(Inbox inbox, Duration retention, Duration interval) {
+	public InboxPurgeScheduler(Inbox inbox, Duration retention, Duration interval, PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.inbox = inbox;
 		this.retention = retention;
 		this.interval = interval;
@@ -43,13 +46,13 @@ public final class InboxPurgeScheduler implements SmartLifecycle {
 		if (this.executor != null || this.interval.isZero()) {
 			return;
 		}
-		this.executor = FixedDelayTimer.start("polling-inbox-purge", this.interval, this::purge);
+		this.executor = this.schedulers.start("polling-inbox-purge", this.interval, this::purge);
 	}
 
 	@Override
 	public synchronized void stop() {
 		if (this.executor != null) {
-			this.executor.shutdownNow();
+			this.executor.stop(Duration.ZERO);
 			this.executor = null;
 		}
 	}

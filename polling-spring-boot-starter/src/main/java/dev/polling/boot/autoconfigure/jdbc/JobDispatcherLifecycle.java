@@ -1,8 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -10,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.jobs.JobScheduler;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
@@ -20,7 +19,8 @@ import dev.polling.jdbc.queue.WorkQueue;
  * on one instance: the holder of {@code polling.jdbc.jobs.cluster} (through
  * {@link PollingManager#runIfGranted}), or on every instance when no cluster is named (safe, since
  * each job is locked while it is moved, but wasteful). Failures are logged and retried at the next
- * tick.
+ * tick. Stops after the clusters are released (a round under way holds its cluster and is waited
+ * for by the release), waiting up to {@code polling.jdbc.jobs.shutdown-wait} on a thread of its own.
  */
 public final class JobDispatcherLifecycle implements SmartLifecycle {
 
@@ -40,7 +40,11 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 
 	private final Consumer<DispatchResult> observer;
 
-	private @Nullable ScheduledExecutorService timer;
+	private final Duration shutdownWait;
+
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer timer;
 
 	private volatile @Nullable String lastFailure;
 
@@ -52,9 +56,13 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	 * @param interval time between dispatch rounds
 	 * @param batchSize jobs moved per transaction
 	 * @param observer told about every round (meters)
+	 * @param shutdownWait how long stopping waits for the round under way
+	 * @param schedulers where the timer comes from
 	 */
 	public JobDispatcherLifecycle(JobScheduler scheduler, WorkQueue queue, @Nullable PollingManager manager, @Nullable String cluster,
-			Duration interval, int batchSize, Consumer<DispatchResult> observer) {
+			Duration interval, int batchSize, Consumer<DispatchResult> observer, Duration shutdownWait,
+			PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.scheduler = scheduler;
 		this.queue = queue;
 		this.manager = manager;
@@ -62,6 +70,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		this.interval = interval;
 		this.batchSize = batchSize;
 		this.observer = observer;
+		this.shutdownWait = shutdownWait;
 	}
 
 	/** One dispatch round, as the timer runs it. */
@@ -98,26 +107,30 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		if (this.timer != null) {
 			return;
 		}
-		this.timer = FixedDelayTimer.start("polling-job-dispatcher", this.interval, this::tick);
+		this.timer = this.schedulers.start("polling-job-dispatcher", this.interval, this::tick);
 	}
 
 	@Override
 	public synchronized void stop() {
 		if (this.timer != null) {
-			this.timer.shutdown();
-			try {
-				this.timer.awaitTermination(10, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+			this.timer.stop(this.shutdownWait);
 			this.timer = null;
 		}
 	}
 
 	@Override
+	public void stop(Runnable callback) {
+		BackgroundStop.run("polling-job-dispatcher-stop", this::stop, callback);
+	}
+
+	@Override
 	public boolean isRunning() {
 		return this.timer != null;
+	}
+
+	@Override
+	public int getPhase() {
+		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 }

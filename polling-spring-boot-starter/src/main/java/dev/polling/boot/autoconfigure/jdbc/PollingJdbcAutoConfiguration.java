@@ -12,6 +12,7 @@ import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.TransactionRunner;
 import dev.polling.jdbc.queue.WorkQueue;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,6 +33,10 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
 import dev.polling.boot.autoconfigure.PollingProperties;
@@ -51,12 +57,24 @@ import org.springframework.transaction.support.TransactionTemplate;
  * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
  * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class)
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingJdbcProperties.class)
 public final class PollingJdbcAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	PollingTaskSchedulers pollingTaskSchedulers(Environment environment,
+			ObjectProvider<ThreadPoolTaskSchedulerBuilder> platformBuilder,
+			ObjectProvider<SimpleAsyncTaskSchedulerBuilder> virtualBuilder,
+			ObjectProvider<PollingTaskSchedulerCustomizer> customizers) {
+		return new PollingTaskSchedulers(Threading.VIRTUAL.isActive(environment),
+				platformBuilder.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new),
+				virtualBuilder.getIfAvailable(SimpleAsyncTaskSchedulerBuilder::new), customizers.orderedStream().toList());
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -96,7 +114,7 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics) {
+				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics, PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
@@ -121,7 +139,7 @@ public final class PollingJdbcAutoConfiguration {
 			JobsMetrics meters = metrics.getIfAvailable();
 			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
 					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
-					});
+					}, settings.getShutdownWait(), schedulers);
 		}
 
 	}
@@ -145,9 +163,10 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		InboxPurgeScheduler pollingInboxPurgeScheduler(Inbox inbox, PollingJdbcProperties properties) {
+		InboxPurgeScheduler pollingInboxPurgeScheduler(Inbox inbox, PollingJdbcProperties properties,
+				PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Inbox settings = properties.getInbox();
-			return new InboxPurgeScheduler(inbox, settings.getRetention(), settings.getPurgeInterval());
+			return new InboxPurgeScheduler(inbox, settings.getRetention(), settings.getPurgeInterval(), schedulers);
 		}
 
 		private static InboxListener composite(List<InboxListener> listeners) {
@@ -206,7 +225,8 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions) {
+				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
+				PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
 				.threads(settings.getThreads())
@@ -223,7 +243,7 @@ public final class PollingJdbcAutoConfiguration {
 				builder.transactions(TransactionRunner.NONE);
 			}
 			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention(),
-					settings.getPurgeInterval());
+					settings.getPurgeInterval(), settings.getShutdownWait(), schedulers);
 		}
 
 		private static QueueListener queueListener(List<QueueListener> listeners) {
@@ -260,7 +280,7 @@ public final class PollingJdbcAutoConfiguration {
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval()));
+					settings.getPollInterval(), settings.getRecoverInterval()), settings.getShutdownWait());
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {
@@ -296,12 +316,13 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
+		@ConditionalOnBean(MeterRegistry.class)
 		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
-				ObjectProvider<DeliveryMetrics> delivery) {
+				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers, PollingJdbcProperties properties) {
 			List<Runnable> refreshes = new ArrayList<>();
 			queue.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
 			delivery.ifAvailable((metrics) -> refreshes.add(metrics::refresh));
-			return new StatsGaugeRefresher(refreshes, Duration.ofSeconds(15));
+			return new StatsGaugeRefresher(refreshes, properties.getMetrics().getRefreshInterval(), schedulers);
 		}
 
 	}

@@ -37,8 +37,14 @@ public class PollingJdbcProperties {
 
 	private final Jobs jobs = new Jobs();
 
+	private final Metrics metrics = new Metrics();
+
 	public Jobs getJobs() {
 		return this.jobs;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	public Coordination getCoordination() {
@@ -289,6 +295,14 @@ public class PollingJdbcProperties {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration purgeInterval = Duration.ofHours(1);
 
+		/**
+		 * How long stopping waits for running handlers to finish; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(20);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -361,6 +375,14 @@ public class PollingJdbcProperties {
 			this.purgeInterval = purgeInterval;
 		}
 
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
+		}
+
 	}
 
 	/**
@@ -411,6 +433,14 @@ public class PollingJdbcProperties {
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration recoverInterval = Duration.ofSeconds(30);
+
+		/**
+		 * How long stopping waits for the send under way to be recorded; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(20);
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -470,6 +500,14 @@ public class PollingJdbcProperties {
 
 		public void setRecoverInterval(Duration recoverInterval) {
 			this.recoverInterval = positive("polling.jdbc.delivery.recover-interval", recoverInterval, "30s");
+		}
+
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
 		}
 
 	}
@@ -543,6 +581,14 @@ public class PollingJdbcProperties {
 		 */
 		private int batchSize = 1000;
 
+		/**
+		 * How long stopping waits for the dispatch round under way; the parts stop side by side, after the
+		 * clusters are released. Keep it below spring.lifecycle.timeout-per-shutdown-phase. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration shutdownWait = Duration.ofSeconds(10);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -573,6 +619,37 @@ public class PollingJdbcProperties {
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public Duration getShutdownWait() {
+			return this.shutdownWait;
+		}
+
+		public void setShutdownWait(Duration shutdownWait) {
+			this.shutdownWait = shutdownWait;
+		}
+
+	}
+
+	/**
+	 * Meter settings of the database parts.
+	 */
+	public static class Metrics {
+
+		/**
+		 * How often the queue and delivery gauges are read from the database (one statement per
+		 * table), only when the application has a meter registry; 0 disables it. A number without
+		 * unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration refreshInterval = Duration.ofSeconds(15);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
 		}
 
 	}

@@ -3,19 +3,19 @@ package dev.polling.boot.autoconfigure.jdbc;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
+import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
+
 /**
  * Starts the {@link QueueWorkers} of this instance with the application context and stops them
  * (letting running handlers finish, releasing prefetched messages) when it closes; also deletes
  * DONE messages older than {@code polling.jdbc.queue.retention} every
- * {@code polling.jdbc.queue.purge-interval}.
+ * {@code polling.jdbc.queue.purge-interval}. Stops after the clusters are released, waiting up to
+ * {@code polling.jdbc.queue.shutdown-wait} on a thread of its own.
  */
 public final class QueueWorkersLifecycle implements SmartLifecycle {
 
@@ -29,7 +29,11 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 
 	private final Duration purgeInterval;
 
-	private @Nullable ScheduledExecutorService purger;
+	private final Duration shutdownWait;
+
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer purger;
 
 	private volatile boolean running;
 
@@ -39,12 +43,17 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 	 * @param workers the workers
 	 * @param retention how long DONE messages are kept
 	 * @param purgeInterval how often to purge, zero to disable
+	 * @param shutdownWait how long stopping waits for running handlers
+	 * @param schedulers where the purge timer comes from
 	 */
-	public QueueWorkersLifecycle(WorkQueue queue, QueueWorkers workers, Duration retention, Duration purgeInterval) {
+	public QueueWorkersLifecycle(WorkQueue queue, QueueWorkers workers, Duration retention, Duration purgeInterval,
+			Duration shutdownWait, PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.queue = queue;
 		this.workers = workers;
 		this.retention = retention;
 		this.purgeInterval = purgeInterval;
+		this.shutdownWait = shutdownWait;
 	}
 
 	/**
@@ -62,14 +71,7 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 		}
 		this.workers.start();
 		if (!this.purgeInterval.isZero()) {
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-				Thread thread = new Thread(task, "polling-queue-purge");
-				thread.setDaemon(true);
-				return thread;
-			});
-			long millis = Math.max(1, this.purgeInterval.toMillis());
-			executor.scheduleWithFixedDelay(this::purge, millis, millis, TimeUnit.MILLISECONDS);
-			this.purger = executor;
+			this.purger = this.schedulers.start("polling-queue-purge", this.purgeInterval, this::purge);
 		}
 		this.running = true;
 	}
@@ -77,11 +79,21 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 	@Override
 	public synchronized void stop() {
 		if (this.purger != null) {
-			this.purger.shutdownNow();
+			this.purger.stop(Duration.ZERO);
 			this.purger = null;
 		}
-		this.workers.stop(Duration.ofSeconds(30));
+		this.workers.stop(this.shutdownWait);
 		this.running = false;
+	}
+
+	@Override
+	public void stop(Runnable callback) {
+		BackgroundStop.run("polling-queue-stop", this::stop, callback);
+	}
+
+	@Override
+	public int getPhase() {
+		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 	@Override

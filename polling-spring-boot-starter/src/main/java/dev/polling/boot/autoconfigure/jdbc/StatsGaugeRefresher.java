@@ -2,14 +2,14 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
  * Refreshes the gauges of {@link QueueMetrics} and {@link DeliveryMetrics} from the database on a
- * daemon thread (one statement per table per refresh), so that scraping the meters never queries
- * the database.
+ * timer of its own (one statement per table per refresh), so that scraping the meters never queries
+ * the database. Exists only when the application has a meter registry; every
+ * {@code polling.jdbc.metrics.refresh-interval}, 0 for never.
  */
 public final class StatsGaugeRefresher implements SmartLifecycle {
 
@@ -17,24 +17,28 @@ public final class StatsGaugeRefresher implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private @Nullable ScheduledExecutorService executor;
+	private final PollingTaskSchedulers schedulers;
+
+	private PollingTaskSchedulers.@Nullable Timer executor;
 
 	/**
 	 * Creates the refresher.
 	 * @param refreshes what to refresh
 	 * @param interval how often
+	 * @param schedulers where the timer comes from
 	 */
-	public StatsGaugeRefresher(List<Runnable> refreshes, Duration interval) {
+	public StatsGaugeRefresher(List<Runnable> refreshes, Duration interval, PollingTaskSchedulers schedulers) {
+		this.schedulers = schedulers;
 		this.refreshes = List.copyOf(refreshes);
 		this.interval = interval;
 	}
 
 	@Override
 	public synchronized void start() {
-		if (this.executor != null || this.refreshes.isEmpty()) {
+		if (this.executor != null || this.refreshes.isEmpty() || this.interval.isZero() || this.interval.isNegative()) {
 			return;
 		}
-		ScheduledExecutorService started = FixedDelayTimer.start("polling-jdbc-gauges", this.interval,
+		PollingTaskSchedulers.Timer started = this.schedulers.start("polling-jdbc-gauges", this.interval,
 				() -> this.refreshes.forEach(Runnable::run));
 		this.executor = started;
 	}
@@ -42,9 +46,14 @@ public final class StatsGaugeRefresher implements SmartLifecycle {
 	@Override
 	public synchronized void stop() {
 		if (this.executor != null) {
-			this.executor.shutdownNow();
+			this.executor.stop(Duration.ZERO);
 			this.executor = null;
 		}
+	}
+
+	/** How often the gauges are refreshed; zero for never. */
+	public Duration getInterval() {
+		return this.interval;
 	}
 
 	@Override

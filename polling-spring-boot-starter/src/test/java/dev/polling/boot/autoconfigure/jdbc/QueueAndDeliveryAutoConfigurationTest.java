@@ -156,7 +156,29 @@ class QueueAndDeliveryAutoConfigurationTest {
 				assertThat(registry.get(QueueMetrics.DEAD).tag("queue", "invoices").gauge().value()).isEqualTo(1.0);
 				assertThat(endpoint.act("" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
 				assertThat(endpoint.message("" + id)).isNotNull();
+				// it fails again: discarded with DELETE it is gone
+				Awaitility.await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
+				assertThat(endpoint.discard("" + id).message()).isNull();
+				assertThat(endpoint.message("" + id)).isNull();
 			});
+	}
+
+	@Test
+	void refreshesTheDatabaseGaugesOnlyWithAMeterRegistryAndAsOftenAsConfigured() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(QueueMetrics.class)
+			.doesNotHaveBean(StatsGaugeRefresher.class));
+		this.runner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			StatsGaugeRefresher refresher = context.getBean(StatsGaugeRefresher.class);
+			assertThat(refresher.getInterval()).isEqualTo(Duration.ofSeconds(15));
+			assertThat(refresher.isRunning()).isTrue();
+		});
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("polling.jdbc.metrics.refresh-interval=2m")
+			.run((context) -> assertThat(context.getBean(StatsGaugeRefresher.class).getInterval()).isEqualTo(Duration.ofMinutes(2)));
+		this.runner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("polling.jdbc.metrics.refresh-interval=0")
+			.run((context) -> assertThat(context.getBean(StatsGaugeRefresher.class).isRunning()).isFalse());
 	}
 
 	@Test
