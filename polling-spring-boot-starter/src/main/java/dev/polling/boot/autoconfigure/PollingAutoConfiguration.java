@@ -79,6 +79,9 @@ public final class PollingAutoConfiguration {
 					Duration.ofSeconds(30), portableStubs(properties))
 				// remote clients may read the cluster MBeans, nothing else
 				.withReadableDomains(Set.of(properties.getJmx().effectiveDomain()));
+			if (server.getIdleTimeout() != null) {
+				settings = settings.withIdleTimeout(server.getIdleTimeout());
+			}
 			PollingJmxServer.ServerTls tls = (server.getSslBundle() != null)
 					? new PollingJmxServer.ServerTls(sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
 							server.isRequireClientCertificate())
