@@ -780,14 +780,17 @@ public final class ChaosDriver {
 		try (Stream<Path> logs = Files.list(this.demo.work.resolve("logs"))) {
 			for (Path log : logs.filter((p) -> p.getFileName().toString().startsWith("instance-")).sorted().toList()) {
 				int[] counts = new int[3];
-				try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-					lines.filter((line) -> line.contains(RECONNECT_LOG)).forEach((line) -> {
-						boolean tick = line.contains("Peer '" + TICK_PEER_PREFIX);
+				// an entry whose exception message has a line break goes on in lines that begin with a tab
+				String entry = "";
+				for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+					entry = line.startsWith("\t") ? entry + line : line;
+					if (line.contains(RECONNECT_LOG)) {
+						boolean tick = entry.contains("Peer '" + TICK_PEER_PREFIX);
 						counts[tick ? 0 : 1]++;
-						if (tick && line.contains("NoSuchObjectException")) {
+						if (tick && entry.contains("NoSuchObjectException")) {
 							counts[2]++;
 						}
-					});
+					}
 				}
 				byLog.put(log.getFileName().toString().replace(".log", ""), counts);
 				for (int i = 0; i < 3; i++) {
