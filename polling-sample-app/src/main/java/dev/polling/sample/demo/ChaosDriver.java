@@ -86,11 +86,11 @@ import dev.polling.sample.demo.DemoDriver.Instance;
  * </ol>
  *
  * <p><b>Holder changes.</b> Whenever a JMX cluster gets a holder other than its previous one, the
- * change is classified by what the previous holder reported when it stopped holding: a balancing
- * handover ({@code handed-over}); after a fault or phase (it had a fault or phase event within 20 s,
- * or reported {@code paused}, {@code settings-mismatch} or {@code duplicate-instance-id}); after a stop
- * its own JVM detected without an injected fault ({@code stopped}); otherwise a takeover without a
- * fault, listed one by one.
+ * change is classified by the first refusal the previous holder reported after it stopped holding: a
+ * balancing handover ({@code handed-over}); after a fault or phase (it had a fault or phase event
+ * within 20 s, or reported {@code paused}, {@code settings-mismatch} or {@code duplicate-instance-id});
+ * after a stop its own JVM detected without an injected fault ({@code stopped}); otherwise a takeover
+ * without a fault, listed one by one.
  *
  * <p>At the end it reads the shared database: lost mails, duplicate business rows, duplicate fetches
  * caught by the inbox, confirmations and follow-up checks (it waits for them as the demo does), the
@@ -206,6 +206,8 @@ public final class ChaosDriver {
 	private final Map<String, Boolean> holding = new HashMap<>();
 
 	private final Map<String, String> releaseReason = new HashMap<>();
+
+	private final Set<String> releasePending = new HashSet<>();
 
 	private @Nullable String tickFailure;
 
@@ -590,11 +592,18 @@ public final class ChaosDriver {
 			for (String label : sample.statuses().keySet()) {
 				String key = label + "|" + cluster;
 				boolean holds = held.contains(label);
-				if (Boolean.TRUE.equals(this.holding.get(key)) && !holds) {
-					this.releaseReason.put(key, sample.reason(label, cluster));
-				}
-				else if (holds) {
+				if (holds) {
 					this.releaseReason.remove(key);
+					this.releasePending.remove(key);
+				}
+				else if (Boolean.TRUE.equals(this.holding.get(key))) {
+					this.releasePending.add(key);
+				}
+				// the reason of the first refusal after it stopped holding: a sample may see the hold gone
+				// before the decision that let go is recorded (or a stop void it before any decision)
+				if (!holds && this.releasePending.contains(key) && sample.outcome(label, cluster).equals("refused")) {
+					this.releaseReason.put(key, sample.reason(label, cluster));
+					this.releasePending.remove(key);
 				}
 				this.holding.put(key, holds);
 			}
@@ -1634,6 +1643,11 @@ public final class ChaosDriver {
 		JsonNode cluster(String label, String cluster) {
 			JsonNode status = this.statuses.get(label);
 			return (status != null) ? status.path("clusters").path(cluster) : tools.jackson.databind.node.MissingNode.getInstance();
+		}
+
+		/** The outcome of the instance's last decision of the cluster ({@code granted}, {@code refused}), or "". */
+		String outcome(String label, String cluster) {
+			return cluster(label, cluster).path("lastDecision").path("outcome").asString("");
 		}
 
 		/** The reason of the instance's last decision of the cluster, or "" when unknown. */
