@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import jakarta.mail.FetchProfile;
@@ -114,6 +115,23 @@ public final class DemoDriver {
 
 	/** Further command-line arguments of every instance (the chaos run sets the unreachable-peer policy). */
 	final List<String> instanceArguments = new ArrayList<>();
+
+	/**
+	 * Peer entries beyond the three instances, in the shared peer list from the start (the chaos run
+	 * starts a fourth process there for a while); nobody listens on their ports until then.
+	 */
+	int extraPeerSlots;
+
+	/** HTTP and JMX port of every peer entry, instance-1 first; set by {@link #startInstances()}. */
+	final List<int[]> slotPorts = new ArrayList<>();
+
+	private @Nullable Path sharedConfiguration;
+
+	/**
+	 * More YAML for the shared configuration, given every peer entry's HTTP and JMX port; appended
+	 * right after the peer entries, so it may add peers (indented by four) and continue {@code polling}.
+	 */
+	@Nullable Function<List<int[]>, String> configurationAddition;
 
 	final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -415,21 +433,14 @@ public final class DemoDriver {
 	}
 
 	void startInstances() throws Exception {
-		List<int[]> ports = new ArrayList<>();
-		for (int i = 1; i <= 3; i++) {
+		List<int[]> ports = this.slotPorts;
+		for (int i = 1; i <= 3 + this.extraPeerSlots; i++) {
 			ports.add(new int[] { freePort(), freePort() });
 		}
 		Path shared = writeSharedConfiguration(ports);
+		this.sharedConfiguration = shared;
 		for (int i = 1; i <= 3; i++) {
-			String id = "instance-" + i;
-			int httpPort = ports.get(i - 1)[0];
-			int jmxPort = ports.get(i - 1)[1];
-			List<String> command = new ArrayList<>(List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-					"-jar", this.jar, "--spring.config.additional-location=file:" + shared, "--server.port=" + httpPort,
-					"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + id));
-			command.addAll(this.instanceArguments);
-			Instance instance = new Instance(id, httpPort, jmxPort,
-					new DemoProcess(id, command, this.work.resolve("logs/" + id + ".log")));
+			Instance instance = instance("instance-" + i, "instance-" + i, i, List.of());
 			this.instances.add(instance);
 			instance.process.start();
 		}
@@ -457,9 +468,30 @@ public final class DemoDriver {
 		}
 	}
 
+	/**
+	 * An instance process (not started) in a peer slot of the shared configuration.
+	 * @param label how the demo names it (its log file too)
+	 * @param instanceId its {@code polling.instance-id}
+	 * @param slot the peer entry whose ports it uses, from 1
+	 * @param arguments further command-line arguments, after the common ones
+	 */
+	Instance instance(String label, String instanceId, int slot, List<String> arguments) {
+		if (this.sharedConfiguration == null || slot < 1 || slot > this.slotPorts.size()) {
+			throw new IllegalStateException("no peer slot " + slot);
+		}
+		int httpPort = this.slotPorts.get(slot - 1)[0];
+		int jmxPort = this.slotPorts.get(slot - 1)[1];
+		List<String> command = new ArrayList<>(List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+				"-jar", this.jar, "--spring.config.additional-location=file:" + this.sharedConfiguration, "--server.port=" + httpPort,
+				"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + instanceId));
+		command.addAll(this.instanceArguments);
+		command.addAll(arguments);
+		return new Instance(label, httpPort, jmxPort, new DemoProcess(label, command, this.work.resolve("logs/" + label + ".log")));
+	}
+
 	private Path writeSharedConfiguration(List<int[]> ports) throws IOException {
 		StringBuilder yaml = new StringBuilder();
-		yaml.append("# Written by the demo: the configuration the three instances share. Each instance gets only\n")
+		yaml.append("# Written by the demo: the configuration the instances share. Each instance gets only\n")
 			.append("# its own --server.port, --polling.jmx.server.port and --polling.instance-id.\n")
 			.append("spring:\n  datasource:\n    url: \"").append(databaseUrl().replace("\\", "\\\\").replace("\"", "\\\""))
 			.append("\"\n")
@@ -474,6 +506,9 @@ public final class DemoDriver {
 		for (int i = 1; i <= ports.size(); i++) {
 			yaml.append("    instance-").append(i).append(":\n      host: 127.0.0.1\n      port: ")
 				.append(ports.get(i - 1)[1]).append('\n');
+		}
+		if (this.configurationAddition != null) {
+			yaml.append(this.configurationAddition.apply(ports));
 		}
 		Path file = this.work.resolve("demo-instances.yml");
 		Files.writeString(file, yaml.toString(), StandardCharsets.UTF_8);

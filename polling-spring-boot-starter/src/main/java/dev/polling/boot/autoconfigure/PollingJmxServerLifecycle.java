@@ -89,6 +89,9 @@ public final class PollingJmxServerLifecycle implements SmartLifecycle {
 				portableStubs())
 			// remote clients may read the cluster MBeans, nothing else
 			.withReadableDomains(Set.of(this.properties.getJmx().effectiveDomain()));
+		if (server.getIdleTimeout() != null) {
+			settings = settings.withIdleTimeout(server.getIdleTimeout());
+		}
 		try {
 			this.server = PollingJmxServer.start(settings, this.mbeanServer, this.tls.get());
 		}

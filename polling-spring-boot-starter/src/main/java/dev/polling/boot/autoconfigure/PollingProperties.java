@@ -272,6 +272,22 @@ public class PollingProperties {
 		 */
 		private boolean allowUnauthenticated;
 
+		/**
+		 * How long a client connection may stay idle before the JMX server closes it. Unset (the
+		 * default) or 0: never, so peers that ask only at each timer tick keep their connection.
+		 * A peer of this library whose connection was closed connects anew within its peer
+		 * timeout; a plain JDK client gets an IOException at its next call.
+		 */
+		private @Nullable Duration idleTimeout;
+
+		public @Nullable Duration getIdleTimeout() {
+			return this.idleTimeout;
+		}
+
+		public void setIdleTimeout(@Nullable Duration idleTimeout) {
+			this.idleTimeout = idleTimeout;
+		}
+
 		public @Nullable Integer getPort() {
 			return this.port;
 		}

@@ -153,6 +153,11 @@ public final class PollingPropertiesValidator {
 			throw invalid(key + "advertised-host", quote(server.getAdvertisedHost()), "the advertised host is blank",
 					"remove it, or set the host name the peers connect to");
 		}
+		Duration idleTimeout = server.getIdleTimeout();
+		if (idleTimeout != null && idleTimeout.isNegative()) {
+			throw invalid(key + "idle-timeout", display(idleTimeout), "the idle timeout is negative",
+					"remove polling.jmx.server.idle-timeout to keep idle connections open, or set a positive duration such as 10m");
+		}
 		if (server.getUsername() == null && !server.isAllowUnauthenticated() && !JmxServerSettings.isLoopback(bind.trim())) {
 			throw invalid(key + "bind-address", quote(bind),
 					"a JMX server on a non-loopback address without credentials lets anybody on the network in",
@@ -166,6 +171,7 @@ public final class PollingPropertiesValidator {
 		settings.put("username", server.getUsername());
 		settings.put("password", server.getPassword());
 		settings.put("advertised-host", server.getAdvertisedHost());
+		settings.put("idle-timeout", (server.getIdleTimeout() != null) ? display(server.getIdleTimeout()) : null);
 		return settings;
 	}
 

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.util.Map;
@@ -113,6 +114,41 @@ class PollingJmxServerAutoConfigurationTests {
 	}
 
 	@Test
+	void closesAConnectionIdleLongerThanTheConfiguredIdleTimeout() throws Exception {
+		int port = freePort();
+		this.runner.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.idle-timeout=300ms").run((context) -> {
+			assertThat(context.getBean(PollingJmxServerLifecycle.class).server().settings().idleTimeout()).isEqualTo(Duration.ofMillis(300));
+			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
+			try (JMXConnector connector = connectWithoutHeartbeat(port)) {
+				MBeanServerConnection connection = connector.getMBeanServerConnection();
+				assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+				Thread.sleep(1_500);
+				// the server closed the idle connection: the next call on it fails
+				assertThatExceptionOfType(IOException.class).isThrownBy(() -> connection.getAttribute(cluster, "InstanceId"));
+			}
+			try (JMXConnector connector = connectWithoutHeartbeat(port)) {
+				assertThat(connector.getMBeanServerConnection().getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+			}
+		});
+	}
+
+	@Test
+	void keepsIdleConnectionsOpenUnlessAnIdleTimeoutIsSet() throws Exception {
+		int port = freePort();
+		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
+			assertThat(context.getBean(PollingJmxServerLifecycle.class).server().settings().idleTimeout()).isZero();
+			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
+			try (JMXConnector connector = connectWithoutHeartbeat(port)) {
+				MBeanServerConnection connection = connector.getMBeanServerConnection();
+				assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+				Thread.sleep(1_500);
+				assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+			}
+		});
+	}
+
+
+	@Test
 	void rejectsWrongCredentials() throws Exception {
 		int port = freePort();
 		this.runner
@@ -151,6 +187,11 @@ class PollingJmxServerAutoConfigurationTests {
 		Map<String, Object> env = (username != null) ? Map.of(JMXConnector.CREDENTIALS, new String[] { username, password })
 				: Map.of();
 		return JMXConnectorFactory.connect(url, env);
+	}
+
+	static JMXConnector connectWithoutHeartbeat(int port) throws IOException {
+		JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+		return JMXConnectorFactory.connect(url, Map.of("jmx.remote.x.client.connection.check.period", 0L));
 	}
 
 	static int freePort() throws IOException {

@@ -79,6 +79,10 @@ class PollingPropertiesValidationTests {
 						"polling.jmx.server.password=" + SECRET), "polling.jmx.server.username", "'polling'", "set polling.jmx.server.port"),
 				arguments("peer url that is no JMX URL", List.of(CLUSTER, "polling.peers.SERVER2.url=http://localhost:9010"),
 						"polling.peers.SERVER2.url", "'http://localhost:9010'", "service:jmx:rmi"),
+				arguments("negative JMX idle timeout", List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.idle-timeout=-1s"),
+						"polling.jmx.server.idle-timeout", "-1s", "set a positive duration"),
+				arguments("JMX idle timeout without port", List.of(CLUSTER, "polling.jmx.server.idle-timeout=10m"),
+						"polling.jmx.server.idle-timeout", "'600s'", "set polling.jmx.server.port"),
 				arguments("bad JMX domain", List.of(CLUSTER, "polling.jmx.domain=a:b"), "polling.jmx.domain", "'a:b'", "dev.polling"));
 	}
 
