@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}delivery (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Scheduled jobs: moved into the work queue when due (see dev.polling.jdbc.jobs.JobScheduler).
--- state: SCHEDULED, DISPATCHED, CANCELLED, FAILED (could not be enqueued; last_error says why).
+-- state: SCHEDULED, DISPATCHED, CANCELLED, FAILED (its message went DEAD: the handler failed for good).
 -- unique_key: set for jobs scheduled with scheduleOnce (queue and business id), else null.
 CREATE TABLE IF NOT EXISTS ${prefix}job (
     id            BIGINT       NOT NULL AUTO_INCREMENT,
@@ -90,3 +90,9 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
     INDEX ${prefix}job_due_idx (state, due_at, id),
     INDEX ${prefix}job_business_idx (queue, business_id, state)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
+-- since 0.2.0: retries of a dispatch that failed (attempts, next_attempt_at), the time a job was
+-- dispatched or cancelled (finished_at, for the retention purge), the job of a message (message_id)
+ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS next_attempt_at DATETIME(6);
+ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS finished_at DATETIME(6);
+CREATE INDEX IF NOT EXISTS ${prefix}job_message_idx ON ${prefix}job (message_id);

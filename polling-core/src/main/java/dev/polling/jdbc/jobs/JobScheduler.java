@@ -20,12 +20,14 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.Failures;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue;
 
@@ -37,8 +39,11 @@ import dev.polling.jdbc.queue.WorkQueue;
  * dispatchers where the database can), so each job becomes exactly one queue message; workers on
  * every instance then execute them with the queue's leases, retries and fencing. Call it on one
  * instance, the holder of a polling cluster, on a timer; concurrent calls are safe, just wasteful.
- * When a batch fails, each of its jobs is tried in a transaction of its own, and a job that still
- * fails is marked FAILED with its error, so one poisoned job never holds back the others.
+ * When a batch fails, each of its jobs is tried in a transaction of its own; a job that still
+ * fails stays SCHEDULED and is tried again after a backoff (its attempts and last error are kept),
+ * so one poisoned job never holds back the others and no database error, transient or not, loses a
+ * job. A job ends FAILED only when its handler fails for good (its queue message goes DEAD); an
+ * operator {@link #requeue requeues} it.
  *
  * <p>Due times are database time when given as a delay ({@link #schedule(String, String, Duration,
  * String)}); an absolute {@link Instant} is compared with the database's clock.
@@ -64,13 +69,25 @@ public final class JobScheduler {
 
 	private final String table;
 
-	private JobScheduler(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
-		this.dataSource = dataSource;
-		this.connections = connections;
+	private final Backoff backoff;
+
+	private JobScheduler(Builder builder, Dialect dialect) {
+		this.dataSource = builder.dataSource;
+		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
 		this.dialect = dialect;
-		this.tables = tables;
+		this.tables = builder.tables;
 		this.time = new DatabaseTime(dialect);
-		this.table = tables.job();
+		this.table = this.tables.job();
+		this.backoff = builder.backoff;
+	}
+
+	/**
+	 * Starts building a scheduler on a data source.
+	 * @param dataSource the data source
+	 * @return the builder
+	 */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
 	}
 
 	/**
@@ -84,9 +101,7 @@ public final class JobScheduler {
 	 * @return the scheduler
 	 */
 	public static JobScheduler create(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
-		return new JobScheduler(Objects.requireNonNull(dataSource, "dataSource must not be null"),
-				Objects.requireNonNull(connections, "connections must not be null"), Objects.requireNonNull(dialect, "dialect must not be null"),
-				Objects.requireNonNull(tables, "tables must not be null"));
+		return builder(dataSource).connections(connections).dialect(dialect).tables(tables).build();
 	}
 
 	/**
@@ -95,7 +110,7 @@ public final class JobScheduler {
 	 * @return the scheduler
 	 */
 	public static JobScheduler create(DataSource dataSource) {
-		return create(dataSource, ConnectionProvider.of(dataSource), Dialect.detect(dataSource), TableNames.defaults());
+		return builder(dataSource).build();
 	}
 
 	// ---- scheduling, in the caller's transaction
@@ -216,7 +231,8 @@ public final class JobScheduler {
 
 	/**
 	 * Moves up to {@code limit} due jobs into the work queue, oldest due first, in one transaction;
-	 * if that fails, one transaction per job, marking jobs that still fail as FAILED.
+	 * if that fails, one transaction per job. A job that still fails stays SCHEDULED and is tried
+	 * again after the backoff (attempts and last error recorded); nothing is lost.
 	 * @param queue the work queue
 	 * @param limit the most jobs to move, 1 to 10,000
 	 * @return what happened
@@ -241,7 +257,7 @@ public final class JobScheduler {
 			ids = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null).stream().map(DueJob::id).toList());
 		}
 		int dispatched = 0;
-		int failed = 0;
+		int postponed = 0;
 		List<Long> delays = new ArrayList<>();
 		for (long id : ids) {
 			try {
@@ -259,18 +275,20 @@ public final class JobScheduler {
 				}
 			}
 			catch (RuntimeException ex) {
-				failed++;
-				markFailed(id, ex);
+				postponed++;
+				postpone(id, ex);
 			}
 		}
-		return new DispatchResult(dispatched, failed, delays);
+		return new DispatchResult(dispatched, postponed, delays);
 	}
 
 	private List<DueJob> lockDue(Connection connection, int limit, @Nullable Long id) throws SQLException {
 		String skip = (this.dialect == Dialect.H2) ? "" : " SKIP LOCKED";
-		String sql = "SELECT id, queue, business_id, payload, due_at, " + this.time.now() + " FROM " + this.table
-				+ " WHERE state = 'SCHEDULED' AND due_at <= " + this.time.now() + ((id != null) ? " AND id = ?" : "")
-				+ " ORDER BY due_at, id " + limitClause() + " FOR UPDATE" + skip;
+		String now = this.time.now();
+		String sql = "SELECT id, queue, business_id, payload, due_at, " + now + " FROM " + this.table
+				+ " WHERE state = 'SCHEDULED' AND due_at <= " + now + " AND (next_attempt_at IS NULL OR next_attempt_at <= "
+				+ now + ")" + ((id != null) ? " AND id = ?" : "") + " ORDER BY due_at, id " + limitClause() + " FOR UPDATE"
+				+ skip;
 		List<DueJob> due = new ArrayList<>();
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
@@ -281,9 +299,9 @@ public final class JobScheduler {
 			try (ResultSet rows = statement.executeQuery()) {
 				while (rows.next()) {
 					Instant dueAt = this.time.read(rows, 5);
-					Instant now = this.time.read(rows, 6);
+					Instant dbNow = this.time.read(rows, 6);
 					due.add(new DueJob(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
-							Math.max(0, Duration.between(dueAt, now).toMillis())));
+							Math.max(0, Duration.between(dueAt, dbNow).toMillis())));
 				}
 			}
 		}
@@ -297,29 +315,94 @@ public final class JobScheduler {
 	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
 		long messageId = queue.enqueue(connection, job.queue(), job.businessId(), job.payload());
 		try (PreparedStatement mark = connection.prepareStatement("UPDATE " + this.table + " SET state = 'DISPATCHED', dispatched_at = "
-				+ this.time.now() + ", message_id = ? WHERE id = ?")) {
+				+ this.time.now() + ", finished_at = " + this.time.now() + ", next_attempt_at = NULL, message_id = ? WHERE id = ?")) {
 			mark.setLong(1, messageId);
 			mark.setLong(2, job.id());
 			mark.executeUpdate();
 		}
 	}
 
-	private void markFailed(long id, Exception failure) {
+	/**
+	 * Records a failed dispatch of a job: it stays SCHEDULED, counts the attempt and is due again
+	 * after the backoff. If even this cannot be written (the database is gone), the job stays due and
+	 * is tried at the next round.
+	 */
+	private void postpone(long id, Exception failure) {
 		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
-		logger.warn("Job {} could not be moved into the work queue and is marked FAILED: {}", id, error);
 		try {
-			Sql.inTransaction(this.dataSource, "mark job " + id + " failed", (connection) -> {
-				try (PreparedStatement statement = connection.prepareStatement(
-						"UPDATE " + this.table + " SET state = 'FAILED', last_error = ? WHERE id = ? AND state = 'SCHEDULED'")) {
-					statement.setString(1, error);
-					statement.setLong(2, id);
-					return statement.executeUpdate();
+			Sql.inTransaction(this.dataSource, "postpone job " + id, (connection) -> {
+				int attempts;
+				try (PreparedStatement statement = connection.prepareStatement("SELECT attempts FROM " + this.table
+						+ " WHERE id = ? AND state = 'SCHEDULED' FOR UPDATE")) {
+					statement.setLong(1, id);
+					try (ResultSet row = statement.executeQuery()) {
+						if (!row.next()) {
+							return 0;
+						}
+						attempts = row.getInt(1) + 1;
+					}
 				}
+				long delay = this.backoff.delayAfter(attempts).toMillis();
+				try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+						+ " SET attempts = ?, last_error = ?, next_attempt_at = " + this.time.nowPlusMillis()
+						+ " WHERE id = ? AND state = 'SCHEDULED'")) {
+					statement.setInt(1, attempts);
+					statement.setString(2, error);
+					statement.setLong(3, delay);
+					statement.setLong(4, id);
+					statement.executeUpdate();
+				}
+				logger.warn("Job {} could not be moved into the work queue (attempt {}); it stays scheduled and is tried "
+						+ "again in {} ms{}: {}", id, attempts, delay,
+						Failures.isTransient(failure) ? " (transient database error)" : "", error);
+				return attempts;
 			});
 		}
 		catch (DataAccessFailure ex) {
-			logger.warn("Could not mark job {} failed; it stays due and is tried again", id, ex);
+			logger.warn("Job {} could not be moved into the work queue, nor its retry recorded; it stays due and is "
+					+ "tried at the next round: {}", id, ex.getMessage());
 		}
+	}
+
+	// ---- operator actions
+
+	/**
+	 * Operator action on a FAILED job (its handler failed for good, so its queue message is DEAD):
+	 * gives the message a fresh set of attempts, or, when the message is gone (discarded), schedules
+	 * the job again, due now. In a transaction of its own.
+	 * @param queue the work queue the job's message is in
+	 * @param id the job id
+	 * @return {@code false} if there is no FAILED job with this id
+	 */
+	public boolean requeue(WorkQueue queue, long id) {
+		Objects.requireNonNull(queue, "queue must not be null");
+		boolean requeued = Sql.inTransaction(this.dataSource, "requeue job " + id, (connection) -> {
+			Long messageId;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT message_id FROM " + this.table
+					+ " WHERE id = ? AND state = 'FAILED' FOR UPDATE")) {
+				statement.setLong(1, id);
+				try (ResultSet row = statement.executeQuery()) {
+					if (!row.next()) {
+						return false;
+					}
+					long value = row.getLong(1);
+					messageId = row.wasNull() ? null : value;
+				}
+			}
+			if (messageId != null && queue.retry(connection, messageId)) {
+				return true; // the queue marks the job DISPATCHED again
+			}
+			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "
+					+ "'SCHEDULED', attempts = 0, next_attempt_at = NULL, message_id = NULL, finished_at = NULL, "
+					+ "dispatched_at = NULL, due_at = " + this.time.now() + " WHERE id = ? AND state = 'FAILED'")) {
+				statement.setLong(1, id);
+				return statement.executeUpdate() == 1;
+			}
+		});
+		if (requeued) {
+			logger.info("Failed job {} requeued by an operator", id);
+		}
+		return requeued;
 	}
 
 	// ---- looking
@@ -406,10 +489,10 @@ public final class JobScheduler {
 	 * What {@link #dispatchDue} did.
 	 *
 	 * @param dispatched jobs moved into the work queue
-	 * @param failed jobs marked FAILED
+	 * @param postponed jobs that could not be moved and are tried again after a backoff
 	 * @param startDelaysMillis for each dispatched job, how late it was moved (database time)
 	 */
-	public record DispatchResult(int dispatched, int failed, List<Long> startDelaysMillis) {
+	public record DispatchResult(int dispatched, int postponed, List<Long> startDelaysMillis) {
 
 		public DispatchResult {
 			startDelaysMillis = List.copyOf(startDelaysMillis);
@@ -427,6 +510,79 @@ public final class JobScheduler {
 	 * @param cancelled cancelled jobs
 	 */
 	public record JobStats(long scheduled, long dueBacklog, long dispatched, long failed, long cancelled) {
+	}
+
+	/**
+	 * Builds a {@link JobScheduler}.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private @Nullable ConnectionProvider connections;
+
+		private @Nullable Dialect dialect;
+
+		private TableNames tables = TableNames.defaults();
+
+		private Backoff backoff = Backoff.defaults();
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = dataSource;
+		}
+
+		/**
+		 * Sets where {@code schedule}, {@code cancel} and {@code reschedule} get their connection, e.g.
+		 * one bound to the current transaction (default: a connection borrowed from the data source per
+		 * call).
+		 * @param connections the provider
+		 * @return this builder
+		 */
+		public Builder connections(ConnectionProvider connections) {
+			this.connections = Objects.requireNonNull(connections, "connections must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the dialect instead of detecting it at {@link #build()}.
+		 * @param dialect the dialect
+		 * @return this builder
+		 */
+		public Builder dialect(Dialect dialect) {
+			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the table names.
+		 * @param tables the table names
+		 * @return this builder
+		 */
+		public Builder tables(TableNames tables) {
+			this.tables = Objects.requireNonNull(tables, "tables must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the wait before a job whose dispatch failed is tried again (default: 1 s, doubling, at
+		 * most 5 min).
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
+		public Builder backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the scheduler, detecting the dialect from one connection if none was set.
+		 * @return the scheduler
+		 */
+		public JobScheduler build() {
+			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
+			return new JobScheduler(this, resolved);
+		}
+
 	}
 
 }

@@ -390,15 +390,25 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		FencedWrite result;
 		try {
-			result = fenced(connection, message, "record a failure of",
-					"UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
-							+ "available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-							+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
-					(statement) -> {
-						statement.setString(1, dead ? "DEAD" : "FAILED");
-						statement.setString(2, error);
-						statement.setLong(3, delay);
-					});
+			result = Sql.inConnectionTransaction(connection, (transaction) -> {
+				FencedWrite written = fenced(transaction, message, "record a failure of",
+						"UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
+								+ "available_at = " + this.time.nowPlusMillis() + ", finished_at = "
+								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+						(statement) -> {
+							statement.setString(1, dead ? "DEAD" : "FAILED");
+							statement.setString(2, error);
+							statement.setLong(3, delay);
+						});
+				if (written.isApplied() && dead) {
+					markJob(transaction, message.id(), "FAILED", error);
+				}
+				return written;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not record a failure of message " + message.id() + " of queue '"
+					+ message.queue() + "' in " + this.table, ex);
 		}
 		finally {
 			release(connection);
@@ -414,6 +424,23 @@ public final class WorkQueue {
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * A job's message (see {@code JobScheduler}) that went DEAD fails its job; one retried by an
+	 * operator makes the job DISPATCHED again. Messages that are not a job's change nothing.
+	 */
+	private void markJob(Connection connection, long messageId, String state, @Nullable String error)
+			throws SQLException {
+		String from = state.equals("FAILED") ? "DISPATCHED" : "FAILED";
+		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = ?, "
+				+ "last_error = ?, finished_at = " + this.time.now() + " WHERE message_id = ? AND state = ?")) {
+			statement.setString(1, state);
+			statement.setString(2, error);
+			statement.setLong(3, messageId);
+			statement.setString(4, from);
+			statement.executeUpdate();
+		}
 	}
 
 	/**
@@ -676,9 +703,36 @@ public final class WorkQueue {
 	 * @return {@code false} if there is no DEAD message with this id
 	 */
 	public boolean retry(long id) {
-		return update("retry dead message " + id, "UPDATE " + this.table + " SET state = 'NEW', attempts = 0, "
-				+ "fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
-				+ " WHERE id = ? AND state = 'DEAD'", id) == 1;
+		return Sql.inTransaction(this.dataSource, "retry dead message " + id + " in " + this.table,
+				(connection) -> retry(connection, id));
+	}
+
+	/**
+	 * Operator action on the given connection, in its current transaction: gives a DEAD message a
+	 * fresh set of attempts (it becomes NEW); the job it belongs to, if any, is DISPATCHED again.
+	 * @param connection the connection
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean retry(Connection connection, long id) {
+		try {
+			return Sql.inConnectionTransaction(connection, (transaction) -> {
+				int updated;
+				try (PreparedStatement statement = transaction.prepareStatement("UPDATE " + this.table + " SET state = "
+						+ "'NEW', attempts = 0, fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
+						+ " WHERE id = ? AND state = 'DEAD'")) {
+					statement.setLong(1, id);
+					updated = statement.executeUpdate();
+				}
+				if (updated == 1) {
+					markJob(transaction, id, "DISPATCHED", null);
+				}
+				return updated == 1;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not retry dead message " + id + " in " + this.table, ex);
+		}
 	}
 
 	/**

@@ -18,7 +18,9 @@ import javax.sql.DataSource;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
+import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.ConnectionProvider;
+import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
@@ -26,10 +28,14 @@ import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.QueueMessage;
 import dev.polling.jdbc.queue.WorkQueue;
 import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.Faults;
+import org.awaitility.Awaitility;
 import dev.polling.jdbc.test.TestDatabase;
 
 /** Scheduled jobs on a real database; "instances" are separate connection pools. */
 abstract class JobSchedulerContractTest extends DatabaseTest {
+
+	private static final Backoff FAST = new Backoff(Duration.ofMillis(100), 2.0, Duration.ofMillis(400));
 
 
 	JobSchedulerContractTest(Dialect dialect) {
@@ -112,25 +118,97 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 	}
 
 	@Test
-	void doesNotLetAPoisonedJobHoldBackTheOthersInItsBatch() {
-		JobScheduler scheduler = JobScheduler.create(pool());
+	void doesNotLetAPoisonedJobHoldBackTheOthersInItsBatchAndTriesItAgainLater() {
+		JobScheduler scheduler = JobScheduler.builder(pool()).backoff(FAST).build();
 		WorkQueue queue = WorkQueue.builder(pool()).instanceId("dispatcher").build();
 		for (int i = 0; i < 5; i++) {
 			scheduler.schedule("poison", "order-" + i, Duration.ZERO, (i == 2) ? "poison" : "fine-" + i);
 		}
-		// a real database error for exactly one job: the queue table refuses its payload
+		// a permanent database error for exactly one job: the queue table refuses its payload
 		database().execute("ALTER TABLE polling_queue ADD CONSTRAINT polling_test_no_poison CHECK (payload <> 'poison')");
 		try {
 			DispatchResult result = scheduler.dispatchDue(queue, 100);
 			assertThat(result.dispatched()).isEqualTo(4);
-			assertThat(result.failed()).isEqualTo(1);
+			assertThat(result.postponed()).isEqualTo(1);
+			assertThat(count("queue = 'poison' AND state = 'DISPATCHED'")).isEqualTo(4);
+			assertThat(count("queue = 'poison' AND state = 'SCHEDULED' AND payload = 'poison' AND attempts = 1 "
+					+ "AND LOWER(last_error) LIKE '%polling_test_no_poison%'")).isEqualTo(1);
+			assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = 'poison'")).isEqualTo(4);
+			// tried again after its backoff, failing again: still scheduled, one more attempt counted
+			Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+				scheduler.dispatchDue(queue, 100);
+				return count("queue = 'poison' AND state = 'SCHEDULED' AND attempts >= 2") == 1;
+			});
 		}
 		finally {
 			database().execute("ALTER TABLE polling_queue DROP CONSTRAINT polling_test_no_poison");
 		}
-		assertThat(count("queue = 'poison' AND state = 'DISPATCHED'")).isEqualTo(4);
-		assertThat(count("queue = 'poison' AND state = 'FAILED' AND payload = 'poison' AND last_error IS NOT NULL")).isEqualTo(1);
-		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = 'poison'")).isEqualTo(4);
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+			scheduler.dispatchDue(queue, 100);
+			return count("queue = 'poison' AND state = 'DISPATCHED'") == 5;
+		});
+		assertThat(count("state = 'FAILED'")).isZero();
+	}
+
+	@Test
+	void aJobEndsFailedOnlyWhenItsHandlerFailsForGoodAndAnOperatorCanRequeueIt() {
+		JobScheduler scheduler = JobScheduler.create(pool());
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("worker").maxAttempts(1).build();
+		long job = scheduler.schedule("handled", "order-1", Duration.ZERO, "fails once");
+		scheduler.dispatchDue(queue, 100);
+		assertThat(count("id = " + job + " AND state = 'DISPATCHED'")).isOne();
+		QueueMessage message = queue.claim("handled", 1).get(0);
+		assertThat(queue.fail(message, new IllegalStateException("handler gave up"))).isEqualTo(FencedWrite.APPLIED);
+		assertThat(count("id = " + job + " AND state = 'FAILED' AND last_error LIKE '%handler gave up%'")).isOne();
+
+		assertThat(scheduler.requeue(queue, job + 1000)).isFalse();
+		assertThat(scheduler.requeue(queue, job)).isTrue();
+		assertThat(count("id = " + job + " AND state = 'DISPATCHED'")).isOne();
+		assertThat(scheduler.requeue(queue, job)).as("only FAILED jobs").isFalse();
+		QueueMessage again = queue.claim("handled", 1).get(0);
+		assertThat(again.id()).isEqualTo(message.id());
+		assertThat(queue.complete(again)).isEqualTo(FencedWrite.APPLIED);
+
+		// a failed job whose message an operator discarded is scheduled again
+		long other = scheduler.schedule("handled", "order-2", Duration.ZERO, "fails, discarded");
+		scheduler.dispatchDue(queue, 100);
+		QueueMessage doomed = queue.claim("handled", 1).get(0);
+		queue.fail(doomed, new IllegalStateException("no"));
+		assertThat(queue.discard(doomed.id())).isTrue();
+		assertThat(scheduler.requeue(queue, other)).isTrue();
+		assertThat(count("id = " + other + " AND state = 'SCHEDULED' AND message_id IS NULL")).isOne();
+		scheduler.dispatchDue(queue, 100);
+		assertThat(queue.claim("handled", 1)).extracting(QueueMessage::payload).containsExactly("fails, discarded");
+	}
+
+	/**
+	 * Issue 16, defect 3: the batch fails, and in the per-job fallback one job meets a transient
+	 * error (a serialization failure, as a deadlock victim gets). It must be tried again later, not
+	 * end FAILED.
+	 */
+	@Test
+	void aTransientErrorInThePerJobFallbackPostponesTheJobInsteadOfFailingIt() {
+		JobScheduler scheduler = JobScheduler.create(pool());
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("dispatcher").build();
+		for (int i = 0; i < 3; i++) {
+			scheduler.schedule("transient", "order-" + i, Duration.ZERO, "transient-" + i);
+		}
+		Faults.install(database(), "polling_queue");
+		Faults.fail(database(), "transient-1", Faults.SERIALIZATION_FAILURE);
+		try {
+			scheduler.dispatchDue(queue, 100);
+		}
+		finally {
+			Faults.clear(database());
+		}
+		assertThat(count("queue = 'transient' AND state = 'FAILED'")).as("jobs FAILED after a transient error").isZero();
+		assertThat(count("queue = 'transient' AND state = 'SCHEDULED' AND payload = 'transient-1'")).isOne();
+		assertThat(count("queue = 'transient' AND state = 'DISPATCHED'")).isEqualTo(2);
+		// the database works again: the job goes out after its backoff
+		Awaitility.await("the postponed job is dispatched").atMost(Duration.ofSeconds(30)).until(() -> {
+			scheduler.dispatchDue(queue, 100);
+			return count("queue = 'transient' AND state = 'DISPATCHED'") == 3;
+		});
 	}
 
 	@Test

@@ -90,7 +90,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 			result = this.scheduler.dispatchDue(this.queue, this.batchSize);
 			this.observer.accept(result);
 		}
-		while (result.dispatched() + result.failed() >= this.batchSize);
+		while (result.dispatched() >= this.batchSize);
 	}
 
 	@Override
