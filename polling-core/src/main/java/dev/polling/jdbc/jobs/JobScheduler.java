@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -35,10 +37,13 @@ import dev.polling.jdbc.queue.WorkQueue;
  * Persistent jobs due at a time (seed 002: "check the order in 30 minutes"). {@link #schedule}
  * writes a row in the caller's transaction (a rolled-back transaction schedules nothing); jobs
  * survive restarts and redeploys because they live in the database. {@link #dispatchDue} moves due
- * jobs into the {@link WorkQueue} in one transaction of its own (rows locked, skipped by concurrent
- * dispatchers where the database can), so each job becomes exactly one queue message; workers on
- * every instance then execute them with the queue's leases, retries and fencing. Call it on one
- * instance, the holder of a polling cluster, on a timer; concurrent calls are safe, just wasteful.
+ * jobs into the {@link WorkQueue} in one transaction of its own, so each job becomes exactly one
+ * queue message; workers on every instance then execute them with the queue's leases, retries and
+ * fencing. Call it on one instance, the holder of a polling cluster, on a timer. Dispatch rounds
+ * never overlap, on any number of instances: each transaction of a round first locks the row
+ * {@value #DISPATCH_LOCK} of the coordination table, and a round that finds it locked returns at
+ * once without moving anything. Within a business id, jobs are moved in due order (due time, then
+ * id), and a job waiting for another attempt holds back the younger jobs of its business id.
  * When a batch fails, each of its jobs is tried in a transaction of its own; a job that still
  * fails stays SCHEDULED and is tried again after a backoff (its attempts and last error are kept),
  * so one poisoned job never holds back the others and no database error, transient or not, loses a
@@ -56,6 +61,14 @@ public final class JobScheduler {
 	public static final int MAX_BUSINESS_ID_LENGTH = 255;
 
 	private static final int MAX_ERROR_LENGTH = 1000;
+
+	/**
+	 * The row of the coordination table that every dispatch transaction locks first, so that
+	 * dispatch rounds never overlap.
+	 */
+	public static final String DISPATCH_LOCK = "polling.jobs.dispatch";
+
+	private volatile boolean dispatchLockInPlace;
 
 	private final ConnectionProvider connections;
 
@@ -242,9 +255,13 @@ public final class JobScheduler {
 		if (limit < 1 || limit > 10_000) {
 			throw new IllegalArgumentException("limit " + limit + " is out of range: pass 1 to 10000");
 		}
-		List<Long> ids;
+		ensureDispatchLock();
+		List<DueJob> listed;
 		try {
 			return Sql.inTransaction(this.dataSource, "dispatch due jobs", (connection) -> {
+				if (!lockDispatch(connection)) {
+					return DispatchResult.NONE;
+				}
 				List<DueJob> due = lockDue(connection, limit, null);
 				for (DueJob job : due) {
 					dispatch(connection, queue, job);
@@ -254,41 +271,108 @@ public final class JobScheduler {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
-			ids = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null).stream().map(DueJob::id).toList());
+			listed = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null));
 		}
 		int dispatched = 0;
 		int postponed = 0;
 		List<Long> delays = new ArrayList<>();
-		for (long id : ids) {
+		// a job that fails holds back the younger jobs of its business id, in this round too
+		Set<List<String>> held = new HashSet<>();
+		for (DueJob job : listed) {
+			List<String> key = List.of(job.queue(), job.businessId());
+			if (held.contains(key)) {
+				continue;
+			}
+			long id = job.id();
 			try {
-				Optional<Long> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+				Optional<Optional<Long>> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+					if (!lockDispatch(connection)) {
+						return Optional.<Optional<Long>>empty();
+					}
 					List<DueJob> one = lockDue(connection, 1, id);
 					if (one.isEmpty()) {
-						return Optional.<Long>empty();
+						return Optional.of(Optional.<Long>empty());
 					}
 					dispatch(connection, queue, one.get(0));
-					return Optional.of(one.get(0).delayMillis());
+					return Optional.of(Optional.of(one.get(0).delayMillis()));
 				});
-				if (delay.isPresent()) {
+				if (delay.isEmpty()) {
+					break; // another dispatcher is at work
+				}
+				if (delay.get().isPresent()) {
 					dispatched++;
-					delays.add(delay.get());
+					delays.add(delay.get().get());
+				}
+				else {
+					held.add(key);
 				}
 			}
 			catch (RuntimeException ex) {
 				postponed++;
+				held.add(key);
 				postpone(id, ex);
 			}
 		}
 		return new DispatchResult(dispatched, postponed, delays);
 	}
 
+	/** Inserts the dispatch lock row if it is missing, once per scheduler. */
+	private void ensureDispatchLock() {
+		if (this.dispatchLockInPlace) {
+			return;
+		}
+		String table = this.tables.coordination();
+		Sql.inTransaction(this.dataSource, "create the dispatch lock row in " + table, (connection) -> {
+			try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM " + table + " WHERE cluster_id = ?")) {
+				exists.setString(1, DISPATCH_LOCK);
+				try (ResultSet row = exists.executeQuery()) {
+					if (row.next()) {
+						return null;
+					}
+				}
+			}
+			String insert = switch (this.dialect) {
+				case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, 0) ON CONFLICT (cluster_id) DO NOTHING";
+				case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
+				case H2 -> "MERGE INTO " + table + " (cluster_id, epoch) KEY (cluster_id) VALUES (?, 0)";
+			};
+			try (PreparedStatement statement = connection.prepareStatement(insert)) {
+				statement.setString(1, DISPATCH_LOCK);
+				statement.executeUpdate();
+			}
+			return null;
+		});
+		this.dispatchLockInPlace = true;
+	}
+
+	/**
+	 * Locks the dispatch lock row for the rest of the transaction; {@code false} if another
+	 * dispatcher holds it (never waits).
+	 */
+	private boolean lockDispatch(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM "
+				+ this.tables.coordination() + " WHERE cluster_id = ? FOR UPDATE SKIP LOCKED")) {
+			statement.setString(1, DISPATCH_LOCK);
+			try (ResultSet row = statement.executeQuery()) {
+				return row.next();
+			}
+		}
+	}
+
+	/**
+	 * Locks due jobs (due time passed, no later attempt pending) in due order, skipping jobs held
+	 * back by an older job of their business id that waits for another attempt.
+	 */
 	private List<DueJob> lockDue(Connection connection, int limit, @Nullable Long id) throws SQLException {
 		String skip = (this.dialect == Dialect.H2) ? "" : " SKIP LOCKED";
 		String now = this.time.now();
-		String sql = "SELECT id, queue, business_id, payload, due_at, " + now + " FROM " + this.table
-				+ " WHERE state = 'SCHEDULED' AND due_at <= " + now + " AND (next_attempt_at IS NULL OR next_attempt_at <= "
-				+ now + ")" + ((id != null) ? " AND id = ?" : "") + " ORDER BY due_at, id " + limitClause() + " FOR UPDATE"
-				+ skip;
+		String sql = "SELECT j.id, j.queue, j.business_id, j.payload, j.due_at, " + now + " FROM " + this.table + " j"
+				+ " WHERE j.state = 'SCHEDULED' AND j.due_at <= " + now + " AND (j.next_attempt_at IS NULL OR "
+				+ "j.next_attempt_at <= " + now + ")" + ((id != null) ? " AND j.id = ?" : "")
+				+ " AND NOT EXISTS (SELECT 1 FROM " + this.table + " p WHERE p.queue = j.queue AND p.business_id = "
+				+ "j.business_id AND p.state = 'SCHEDULED' AND p.next_attempt_at > " + now + " AND (p.due_at < j.due_at "
+				+ "OR (p.due_at = j.due_at AND p.id < j.id)))"
+				+ " ORDER BY j.due_at, j.id " + limitClause() + " FOR UPDATE" + skip;
 		List<DueJob> due = new ArrayList<>();
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
@@ -475,6 +559,14 @@ public final class JobScheduler {
 		return this.tables;
 	}
 
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	Dialect dialect() {
+		return this.dialect;
+	}
+
 	@FunctionalInterface
 	private interface Binder {
 
@@ -493,6 +585,9 @@ public final class JobScheduler {
 	 * @param startDelaysMillis for each dispatched job, how late it was moved (database time)
 	 */
 	public record DispatchResult(int dispatched, int postponed, List<Long> startDelaysMillis) {
+
+		/** Nothing moved (nothing due, or another dispatcher at work). */
+		public static final DispatchResult NONE = new DispatchResult(0, 0, List.of());
 
 		public DispatchResult {
 			startDelaysMillis = List.copyOf(startDelaysMillis);

@@ -211,6 +211,153 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		});
 	}
 
+	/**
+	 * Issue 16, defect 4: while one dispatcher is moving the older job of a business id (its
+	 * transaction still open), a second dispatcher must not move the younger one ahead of it.
+	 */
+	@Test
+	void aSecondDispatcherNeverMovesAYoungerJobOfABusinessIdAheadOfTheOlderOne() throws Exception {
+		drainDueJobs();
+		JobScheduler first = JobScheduler.create(pool());
+		JobScheduler second = JobScheduler.create(pool());
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("worker").build();
+		first.schedule("ordered", "order-9", Duration.ZERO, "older");
+		first.schedule("ordered", "order-9", Duration.ZERO, "younger");
+		Faults.install(database(), "polling_queue");
+		Faults.delay(database(), "older", 3000);
+		Thread slow = new Thread(() -> first.dispatchDue(WorkQueue.builder(pool()).instanceId("a").build(), 1));
+		try {
+			slow.start();
+			Awaitility.await("the first dispatcher holds the older job")
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> isLocked("payload = 'older'"));
+			second.dispatchDue(WorkQueue.builder(pool()).instanceId("b").build(), 10);
+			// the older job's message is not committed yet
+			assertThat(queue.claim("ordered", 10)).extracting(QueueMessage::payload)
+				.as("claimable while the older job is being dispatched")
+				.doesNotContain("younger");
+		}
+		finally {
+			slow.join();
+			Faults.clear(database());
+		}
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+			first.dispatchDue(queue, 10);
+			return count("queue = 'ordered' AND state = 'DISPATCHED'") == 2;
+		});
+		List<String> order = new ArrayList<>();
+		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+			for (QueueMessage message : queue.claim("ordered", 10)) {
+				order.add(message.payload());
+				queue.complete(message);
+			}
+			return order.size() == 2;
+		});
+		assertThat(order).containsExactly("older", "younger");
+	}
+
+	/**
+	 * Issue 16, defect 4: a job waiting for another attempt after a failed dispatch holds back the
+	 * younger jobs of its business id.
+	 */
+	@Test
+	void aJobWaitingForAnotherDispatchAttemptHoldsBackTheYoungerJobsOfItsBusinessId() {
+		drainDueJobs();
+		JobScheduler scheduler = JobScheduler.create(pool());
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("dispatcher").build();
+		scheduler.schedule("held", "order-5", Duration.ZERO, "held-older");
+		scheduler.schedule("held", "order-5", Duration.ZERO, "held-younger");
+		scheduler.schedule("held", "order-6", Duration.ZERO, "held-other-key");
+		Faults.install(database(), "polling_queue");
+		Faults.fail(database(), "held-older", Faults.SERIALIZATION_FAILURE);
+		try {
+			scheduler.dispatchDue(queue, 100);
+		}
+		finally {
+			Faults.clear(database());
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = 'held' AND payload = "
+				+ "'held-younger'")).as("younger job of the key moved ahead of the older one").isZero();
+		assertThat(count("queue = 'held' AND payload = 'held-other-key' AND state = 'DISPATCHED'")).isOne();
+		Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+			scheduler.dispatchDue(queue, 100);
+			return count("queue = 'held' AND state = 'DISPATCHED'") == 3;
+		});
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue o JOIN polling_queue y ON "
+				+ "o.payload = 'held-older' AND y.payload = 'held-younger' AND o.id < y.id")).isOne();
+	}
+
+	@Test
+	void oneOfTwoDispatchersDispatchesAndTheOtherTakesOverWhenItStops() {
+		drainDueJobs();
+		JobScheduler scheduler = JobScheduler.create(pool());
+		Map<String, AtomicInteger> dispatchedBy = new ConcurrentHashMap<>();
+		JobDispatcher a = dispatcher(scheduler, "a", dispatchedBy);
+		JobDispatcher b = dispatcher(scheduler, "b", dispatchedBy);
+		try {
+			a.start();
+			b.start();
+			for (int i = 0; i < 10; i++) {
+				scheduler.schedule("roles", "order-" + i, Duration.ofMillis(50L * i), "job " + i);
+			}
+			Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> count("queue = 'roles' AND state = 'DISPATCHED'") == 10);
+			assertThat(dispatchedBy).as("dispatchers that moved jobs").hasSize(1);
+			String first = dispatchedBy.keySet().iterator().next();
+			(first.equals("a") ? a : b).stop();
+			for (int i = 10; i < 15; i++) {
+				scheduler.schedule("roles", "order-" + i, Duration.ZERO, "job " + i);
+			}
+			Awaitility.await("the other dispatcher takes over at once after the release")
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> count("queue = 'roles' AND state = 'DISPATCHED'") == 15);
+			assertThat(dispatchedBy).hasSize(2);
+			assertThat(dispatchedBy.get(first)).hasValue(10);
+		}
+		finally {
+			a.stop();
+			b.stop();
+		}
+	}
+
+	private JobDispatcher dispatcher(JobScheduler scheduler, String instance, Map<String, AtomicInteger> dispatchedBy) {
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId(instance).build();
+		return JobDispatcher.builder(scheduler, queue)
+			.interval(Duration.ofMillis(50))
+			.observer((result) -> {
+				if (result.dispatched() > 0) {
+					dispatchedBy.computeIfAbsent(instance, (k) -> new AtomicInteger()).addAndGet(result.dispatched());
+				}
+			})
+			.build();
+	}
+
+	private void drainDueJobs() {
+		JobScheduler scheduler = JobScheduler.create(pool());
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("drain").build();
+		while (scheduler.dispatchDue(queue, 10_000).dispatched() > 0) {
+			// until nothing is due
+		}
+	}
+
+	private boolean isLocked(String where) {
+		try (Connection connection = database().connect()) {
+			connection.setAutoCommit(false);
+			try (var statement = connection.createStatement()) {
+				statement.executeQuery("SELECT id FROM polling_job WHERE " + where + " FOR UPDATE NOWAIT").close();
+				return false;
+			}
+			catch (java.sql.SQLException ex) {
+				return true;
+			}
+			finally {
+				connection.rollback();
+			}
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	@Test
 	void keepsJobsAcrossARestartOfEveryInstance() {
 		HikariDataSource before = (HikariDataSource) pool();

@@ -7,11 +7,12 @@ import java.sql.SQLException;
 import org.h2.api.Trigger;
 
 /**
- * Real database errors on demand: a trigger on a table makes the database itself refuse inserts of
- * rows whose {@code payload} column has a chosen value, with a chosen SQLSTATE, for as long as the
- * value is listed in the table {@code polling_test_fault}. The error is raised by the server (a
- * PL/pgSQL {@code RAISE}, a MariaDB {@code SIGNAL}, an H2 Java trigger), so the library sees it
- * exactly as it would see a deadlock or serialization failure.
+ * Real database errors and delays on demand: a trigger on a table makes the database itself refuse
+ * inserts of rows whose {@code payload} column has a chosen value, with a chosen SQLSTATE, or hold
+ * them for a while, for as long as the value is listed in the table {@code polling_test_fault}. The
+ * error is raised by the server (a PL/pgSQL {@code RAISE}, a MariaDB {@code SIGNAL}, an H2 Java
+ * trigger), so the library sees it exactly as it would see a deadlock or serialization failure; the
+ * delay keeps the inserting transaction open with its locks, as a slow statement would.
  */
 public final class Faults {
 
@@ -20,6 +21,9 @@ public final class Faults {
 
 	/** SQLSTATE 23514, a check constraint violation: a permanent error. */
 	public static final String CHECK_VIOLATION = "23514";
+
+	private static final String CONTROL_TABLE = "CREATE TABLE IF NOT EXISTS polling_test_fault (payload VARCHAR(1000) "
+			+ "PRIMARY KEY, sql_state CHAR(5), sleep_ms INTEGER NOT NULL DEFAULT 0)";
 
 	private Faults() {
 	}
@@ -32,28 +36,28 @@ public final class Faults {
 	public static void install(TestDatabase database, String table) {
 		String trigger = "polling_test_fault_" + table;
 		switch (database.dialect()) {
-			case POSTGRESQL -> database.execute(
-					"CREATE TABLE IF NOT EXISTS polling_test_fault (payload VARCHAR(1000) PRIMARY KEY, sql_state CHAR(5) NOT NULL)",
+			case POSTGRESQL -> database.execute(CONTROL_TABLE,
 					"CREATE OR REPLACE FUNCTION polling_test_fault_check() RETURNS trigger AS $$ "
-							+ "DECLARE s CHAR(5); BEGIN "
-							+ "SELECT sql_state INTO s FROM polling_test_fault WHERE payload = NEW.payload; "
+							+ "DECLARE s CHAR(5); d INTEGER; BEGIN "
+							+ "SELECT sql_state, sleep_ms INTO s, d FROM polling_test_fault WHERE payload = NEW.payload; "
+							+ "IF d > 0 THEN PERFORM pg_sleep(d / 1000.0); END IF; "
 							+ "IF s IS NOT NULL THEN RAISE EXCEPTION 'injected fault for payload %', NEW.payload "
 							+ "USING ERRCODE = s; END IF; RETURN NEW; END $$ LANGUAGE plpgsql",
 					"DROP TRIGGER IF EXISTS " + trigger + " ON " + table,
 					"CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + table
 							+ " FOR EACH ROW EXECUTE FUNCTION polling_test_fault_check()");
-			case MARIADB -> database.execute(
-					"CREATE TABLE IF NOT EXISTS polling_test_fault (payload VARCHAR(1000) PRIMARY KEY, sql_state CHAR(5) NOT NULL)",
+			case MARIADB -> database.execute(CONTROL_TABLE,
 					"DROP TRIGGER IF EXISTS " + trigger,
 					"CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + table + " FOR EACH ROW BEGIN "
-							+ "DECLARE s CHAR(5); "
+							+ "DECLARE s CHAR(5); DECLARE d INTEGER; "
 							+ "SET s = (SELECT sql_state FROM polling_test_fault WHERE payload = NEW.payload); "
+							+ "SET d = (SELECT sleep_ms FROM polling_test_fault WHERE payload = NEW.payload); "
+							+ "IF d > 0 THEN DO SLEEP(d / 1000.0); END IF; "
 							+ "IF s = '40001' THEN SIGNAL SQLSTATE '40001' SET MESSAGE_TEXT = 'injected fault'; "
 							+ "ELSEIF s = '23514' THEN SIGNAL SQLSTATE '23514' SET MESSAGE_TEXT = 'injected fault'; "
 							+ "ELSEIF s IS NOT NULL THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected fault'; "
 							+ "END IF; END");
-			case H2 -> database.execute(
-					"CREATE TABLE IF NOT EXISTS polling_test_fault (payload VARCHAR(1000) PRIMARY KEY, sql_state CHAR(5) NOT NULL)",
+			case H2 -> database.execute(CONTROL_TABLE,
 					"DROP TRIGGER IF EXISTS " + trigger,
 					"CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + table + " FOR EACH ROW CALL \""
 							+ H2FaultTrigger.class.getName() + "\"");
@@ -69,6 +73,17 @@ public final class Faults {
 	public static void fail(TestDatabase database, String payload, String sqlState) {
 		database.execute("INSERT INTO polling_test_fault (payload, sql_state) VALUES ('" + payload.replace("'", "''")
 				+ "', '" + sqlState + "')");
+	}
+
+	/**
+	 * Makes inserts of rows with this payload wait before they go through, until {@link #clear}.
+	 * @param database the database
+	 * @param payload the payload value
+	 * @param millis how long each insert waits
+	 */
+	public static void delay(TestDatabase database, String payload, int millis) {
+		database.execute("INSERT INTO polling_test_fault (payload, sleep_ms) VALUES ('" + payload.replace("'", "''")
+				+ "', " + millis + ")");
 	}
 
 	/**
@@ -105,12 +120,22 @@ public final class Faults {
 				return;
 			}
 			try (PreparedStatement statement = connection
-				.prepareStatement("SELECT sql_state FROM polling_test_fault WHERE payload = ?")) {
+				.prepareStatement("SELECT sql_state, sleep_ms FROM polling_test_fault WHERE payload = ?")) {
 				statement.setString(1, String.valueOf(newRow[this.payloadIndex]));
 				try (ResultSet result = statement.executeQuery()) {
 					if (result.next()) {
-						throw new SQLException("injected fault for payload " + newRow[this.payloadIndex],
-								result.getString(1));
+						if (result.getInt(2) > 0) {
+							try {
+								Thread.sleep(result.getInt(2));
+							}
+							catch (InterruptedException ex) {
+								Thread.currentThread().interrupt();
+							}
+						}
+						if (result.getString(1) != null) {
+							throw new SQLException("injected fault for payload " + newRow[this.payloadIndex],
+									result.getString(1));
+						}
 					}
 				}
 			}

@@ -38,6 +38,7 @@ import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.core.PollingManager;
+import dev.polling.jdbc.jobs.JobDispatcher;
 import dev.polling.jdbc.jobs.JobScheduler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -106,22 +107,31 @@ public final class PollingJdbcAutoConfiguration {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.batch-size", String.valueOf(settings.getBatchSize()),
 						"the batch size is out of range", "set it between 1 and 10000, e.g. 1000");
 			}
+			Duration failover = settings.getFailoverPeriod();
+			if (failover.compareTo(JobDispatcher.DEFAULT_FAILOVER_PERIOD) < 0) {
+				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.failover-period", failover.toString(),
+						"a dispatcher that stopped is replaced after the failover period, which must be at least 10s",
+						"set it to at least 10s");
+			}
+			JobsMetrics meters = metrics.getIfAvailable();
+			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
+				.interval(settings.getDispatchInterval())
+				.batchSize(settings.getBatchSize())
+				.failoverPeriod(failover)
+				.observer((meters != null) ? meters::record : (result) -> {
+				});
 			String cluster = settings.getCluster();
-			PollingManager pollingManager = null;
 			if (cluster != null && !cluster.isBlank()) {
-				pollingManager = manager.getIfAvailable();
+				PollingManager pollingManager = manager.getIfAvailable();
 				if (pollingManager == null || !pollingManager.clusterIds().contains(cluster.strip())) {
 					throw new InvalidPollingConfigurationException("polling.jdbc.jobs.cluster", cluster,
 							"there is no polling cluster '" + cluster + "'" + ((pollingManager != null) ? "; known clusters: "
 									+ pollingManager.clusterIds() : ""),
 							"define polling.clusters." + cluster + ".wait-time, or name one of the defined clusters");
 				}
-				cluster = cluster.strip();
+				builder.hold(JobDispatcherLifecycle.clusterHold(pollingManager, cluster.strip()));
 			}
-			JobsMetrics meters = metrics.getIfAvailable();
-			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
-					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
-					});
+			return new JobDispatcherLifecycle(builder.build());
 		}
 
 	}

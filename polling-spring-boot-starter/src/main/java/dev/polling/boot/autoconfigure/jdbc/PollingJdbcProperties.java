@@ -507,10 +507,16 @@ public class PollingJdbcProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Cluster whose holder dispatches due jobs (one of polling.clusters); without it every
-		 * instance dispatches (safe, but wasteful).
+		 * Cluster whose holder dispatches due jobs (one of polling.clusters). Without it, one
+		 * instance dispatches: the holder of the row "polling.jobs" in the coordination table.
 		 */
 		private @Nullable String cluster;
+
+		/**
+		 * How long a dispatcher that stopped keeps the role "polling.jobs" before another instance
+		 * takes over (without polling.jdbc.jobs.cluster). At least 10s.
+		 */
+		private Duration failoverPeriod = Duration.ofSeconds(10);
 
 		/**
 		 * Time between dispatch rounds.
@@ -536,6 +542,14 @@ public class PollingJdbcProperties {
 
 		public void setCluster(@Nullable String cluster) {
 			this.cluster = cluster;
+		}
+
+		public Duration getFailoverPeriod() {
+			return this.failoverPeriod;
+		}
+
+		public void setFailoverPeriod(Duration failoverPeriod) {
+			this.failoverPeriod = failoverPeriod;
 		}
 
 		public Duration getDispatchInterval() {
