@@ -2,25 +2,29 @@ package dev.polling.jdbc.jobs;
 
 import dev.polling.core.ClusterCoordinator.Claim;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Decides which instance dispatches due jobs: the {@link JobDispatcher} runs a round only while
- * its hold grants it. The default, {@link #database}, is the seed's design: one dispatcher, the
- * holder of a row in the coordination table, which another instance takes over after a failover
- * period of silence.
+ * its hold grants it, and every dispatch transaction of the round checks the hold first (a
+ * {@link HoldCheck}), so an instance that lost it moves nothing more. The default,
+ * {@link #database}, is the seed's design: one dispatcher, the holder of a row in the coordination
+ * table, which another instance takes over after a failover period of silence.
  */
 public interface DispatchHold {
 
 	/**
-	 * Runs the round if this instance holds the dispatcher role (acquiring or renewing it first).
+	 * Runs the round if this instance holds the dispatcher role (acquiring or renewing it first),
+	 * with the check its dispatch transactions run.
 	 * @param round the dispatch round
 	 */
-	void runIfHeld(Runnable round);
+	void runIfHeld(Consumer<HoldCheck> round);
 
 	/**
 	 * Lets go of the role, so another instance takes it at its next round. Never throws.
@@ -41,14 +45,14 @@ public interface DispatchHold {
 	}
 
 	/**
-	 * Every instance dispatches (rounds still never overlap: see {@link JobScheduler}); for tests and
-	 * for applications that run a single instance.
+	 * Every instance dispatches, without a hold check (rounds still never overlap: see
+	 * {@link JobScheduler}); for tests and for applications that run a single instance.
 	 */
 	DispatchHold EVERY_INSTANCE = new DispatchHold() {
 
 		@Override
-		public void runIfHeld(Runnable round) {
-			round.run();
+		public void runIfHeld(Consumer<HoldCheck> round) {
+			round.accept(HoldCheck.NONE);
 		}
 
 		@Override
@@ -82,7 +86,7 @@ public interface DispatchHold {
 		}
 
 		@Override
-		public void runIfHeld(Runnable round) {
+		public void runIfHeld(Consumer<HoldCheck> round) {
 			Claim claim = this.coordinator.acquire(this.role, this.instanceId);
 			if (claim.granted() != this.held) {
 				this.held = claim.granted();
@@ -96,7 +100,7 @@ public interface DispatchHold {
 				}
 			}
 			if (claim.granted()) {
-				round.run();
+				round.accept(this.coordinator.holdCheck(this.role.id(), this.instanceId, claim.epoch()));
 			}
 		}
 

@@ -1,6 +1,8 @@
 package dev.polling.jdbc.jobs;
 
+import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
+import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.time.Duration;
@@ -127,6 +129,9 @@ public final class JobDispatcher implements AutoCloseable {
 				logger.info("Dispatching due jobs works again");
 			}
 		}
+		catch (LostHoldException ex) {
+			logger.info("Stopped a dispatch round: {}", ex.getMessage());
+		}
 		catch (RuntimeException ex) {
 			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 			if (this.lastFailure == null) {
@@ -136,10 +141,10 @@ public final class JobDispatcher implements AutoCloseable {
 		}
 	}
 
-	private void dispatch() {
+	private void dispatch(HoldCheck check) {
 		DispatchResult result;
 		do {
-			result = this.scheduler.dispatchDue(this.queue, this.batchSize);
+			result = this.scheduler.dispatchDue(this.queue, this.batchSize, check);
 			this.observer.accept(result);
 		}
 		while (result.dispatched() >= this.batchSize);

@@ -27,6 +27,8 @@ import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Failures;
@@ -251,7 +253,22 @@ public final class JobScheduler {
 	 * @return what happened
 	 */
 	public DispatchResult dispatchDue(WorkQueue queue, int limit) {
+		return dispatchDue(queue, limit, HoldCheck.NONE);
+	}
+
+	/**
+	 * Moves due jobs like {@link #dispatchDue(WorkQueue, int)}, under a hold: every dispatch
+	 * transaction runs the check first, so that an instance that lost its hold (another took over)
+	 * moves nothing more.
+	 * @param queue the work queue
+	 * @param limit the most jobs to move, 1 to 10,000
+	 * @param hold the check, e.g. {@link dev.polling.jdbc.coordination.JdbcCoordinator#holdCheck}
+	 * @return what happened
+	 * @throws LostHoldException if the hold is lost (nothing of that transaction is written)
+	 */
+	public DispatchResult dispatchDue(WorkQueue queue, int limit, HoldCheck hold) {
 		Objects.requireNonNull(queue, "queue must not be null");
+		Objects.requireNonNull(hold, "hold must not be null");
 		if (limit < 1 || limit > 10_000) {
 			throw new IllegalArgumentException("limit " + limit + " is out of range: pass 1 to 10000");
 		}
@@ -262,12 +279,16 @@ public final class JobScheduler {
 				if (!lockDispatch(connection)) {
 					return DispatchResult.NONE;
 				}
+				hold.assertStillHolder(connection);
 				List<DueJob> due = lockDue(connection, limit, null);
 				for (DueJob job : due) {
 					dispatch(connection, queue, job);
 				}
 				return new DispatchResult(due.size(), 0, due.stream().map(DueJob::delayMillis).toList());
 			});
+		}
+		catch (LostHoldException ex) {
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
@@ -289,6 +310,7 @@ public final class JobScheduler {
 					if (!lockDispatch(connection)) {
 						return Optional.<Optional<Long>>empty();
 					}
+					hold.assertStillHolder(connection);
 					List<DueJob> one = lockDue(connection, 1, id);
 					if (one.isEmpty()) {
 						return Optional.of(Optional.<Long>empty());
@@ -306,6 +328,9 @@ public final class JobScheduler {
 				else {
 					held.add(key);
 				}
+			}
+			catch (LostHoldException ex) {
+				throw ex;
 			}
 			catch (RuntimeException ex) {
 				postponed++;

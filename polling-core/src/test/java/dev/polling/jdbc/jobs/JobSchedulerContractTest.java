@@ -24,6 +24,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.QueueMessage;
 import dev.polling.jdbc.queue.WorkQueue;
@@ -317,6 +318,48 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 			a.stop();
 			b.stop();
 		}
+	}
+
+	/**
+	 * Issue 16, defect 7: a dispatcher whose role another instance has taken over (its epoch moved
+	 * on) must not move any more jobs: each dispatch transaction checks the hold.
+	 */
+	@Test
+	void aDispatcherThatLostItsRoleMovesNoMoreJobs() throws Exception {
+		drainDueJobs();
+		JobScheduler scheduler = JobScheduler.create(pool());
+		String role = "fenced-" + database().dialect().id();
+		JdbcCoordinator coordinator = new JdbcCoordinator(pool(), database().dialect(), TableNames.defaults(),
+				Duration.ofSeconds(10));
+		JobDispatcher a = JobDispatcher.builder(scheduler, WorkQueue.builder(pool()).instanceId("a").build())
+			.batchSize(1)
+			.hold(DispatchHold.database(coordinator, role, "a", Duration.ofSeconds(10)))
+			.build();
+		scheduler.schedule("fenced", "order-1", Duration.ZERO, "slow first");
+		scheduler.schedule("fenced", "order-2", Duration.ZERO, "second");
+		Faults.install(database(), "polling_queue");
+		Faults.delay(database(), "slow first", 2000);
+		Thread round = new Thread(a::tick);
+		Thread takeover = new Thread(() -> database().execute("UPDATE polling_coordination SET holder = 'b', epoch = "
+				+ "epoch + 1, last_run = " + now() + " WHERE cluster_id = '" + role + "'"));
+		try {
+			round.start();
+			Awaitility.await("a moves the first job").atMost(Duration.ofSeconds(10)).until(() -> isLocked("payload = 'slow first'"));
+			takeover.start();
+			takeover.join();
+			round.join();
+		}
+		finally {
+			Faults.clear(database());
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE payload = 'second'"))
+			.as("jobs moved by a after b took the role over").isZero();
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE payload = 'slow first'"))
+			.as("the job a moved while it held the role").isOne();
+	}
+
+	private String now() {
+		return (database().dialect() == Dialect.MARIADB) ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
 	}
 
 	private JobDispatcher dispatcher(JobScheduler scheduler, String instance, Map<String, AtomicInteger> dispatchedBy) {

@@ -1,8 +1,13 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 import dev.polling.core.PollingManager;
+import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.jobs.DispatchHold;
 import dev.polling.jdbc.jobs.JobDispatcher;
 
@@ -24,17 +29,23 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	}
 
 	/**
-	 * The hold of a polling cluster: its holder dispatches.
+	 * The hold of a polling cluster: its holder dispatches. When the cluster is coordinated through
+	 * the database, every dispatch transaction checks the grant's epoch (fencing); a JMX-coordinated
+	 * cluster has no row to check.
 	 * @param manager the polling manager
 	 * @param cluster the cluster
+	 * @param coordinator the database coordinator of the cluster, or {@code null}
 	 * @return the hold
 	 */
-	static DispatchHold clusterHold(PollingManager manager, String cluster) {
+	static DispatchHold clusterHold(PollingManager manager, String cluster, @Nullable JdbcCoordinator coordinator) {
 		return new DispatchHold() {
 
 			@Override
-			public void runIfHeld(Runnable round) {
-				manager.runIfGranted(cluster, round::run);
+			public void runIfHeld(Consumer<HoldCheck> round) {
+				manager.runIfGranted(cluster, () -> {
+					boolean fenced = coordinator != null && manager.fencingToken(cluster).isPresent();
+					round.accept(fenced ? coordinator.holdCheck(manager, cluster) : HoldCheck.NONE);
+				});
 			}
 
 			@Override

@@ -97,7 +97,8 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics) {
+				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
+				ObjectProvider<ClusterCoordinator> coordinators) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
@@ -129,7 +130,9 @@ public final class PollingJdbcAutoConfiguration {
 									+ pollingManager.clusterIds() : ""),
 							"define polling.clusters." + cluster + ".wait-time, or name one of the defined clusters");
 				}
-				builder.hold(JobDispatcherLifecycle.clusterHold(pollingManager, cluster.strip()));
+				ClusterCoordinator coordinator = coordinators.getIfUnique();
+				builder.hold(JobDispatcherLifecycle.clusterHold(pollingManager, cluster.strip(),
+						(coordinator instanceof JdbcCoordinator jdbc) ? jdbc : null));
 			}
 			return new JobDispatcherLifecycle(builder.build());
 		}

@@ -88,6 +88,16 @@ class JobsAutoConfigurationTest {
 	}
 
 	@Test
+	void runsAScheduledJobOnTheHolderOfAJobsClusterCoordinatedThroughTheDatabaseWithEachDispatchFenced() {
+		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=JOBS", "polling.coordination=jdbc").run((context) -> {
+			assertThat(context).hasNotFailed();
+			JobScheduler jobs = context.getBean(JobScheduler.class);
+			jobs.schedule("follow-ups", "order-7", Duration.ZERO, "check order-7");
+			await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(this.executed).contains("check order-7"));
+		});
+	}
+
+	@Test
 	void failsAtStartupWhenTheJobsClusterIsUnknown() {
 		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=NOPE").run((context) -> {
 			assertThat(context).hasFailed();
