@@ -108,9 +108,12 @@ public final class WorkQueue {
 
 	private final String table;
 
+	private final boolean joinsCallerTransactions;
+
 	private WorkQueue(Builder builder, Dialect dialect) {
 		this.dataSource = builder.dataSource;
 		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
+		this.joinsCallerTransactions = builder.connections != null;
 		this.dialect = dialect;
 		this.tables = builder.tables;
 		this.time = new DatabaseTime(dialect);
@@ -821,6 +824,15 @@ public final class WorkQueue {
 	 */
 	public int maxAttempts() {
 		return this.maxAttempts;
+	}
+
+	/**
+	 * Whether enqueues and completions use connections from a {@link Builder#connections provider}
+	 * (which may bind them to the caller's transaction) rather than borrowing their own.
+	 * @return {@code true} if built with {@link Builder#connections}
+	 */
+	public boolean joinsCallerTransactions() {
+		return this.joinsCallerTransactions;
 	}
 
 	/**

@@ -400,6 +400,86 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(queue.claim(this.queueName, 100)).hasSize(19).allSatisfy((m) -> assertThat(m.attempt()).isOne());
 	}
 
+	/**
+	 * Issue 16, defect 8: without a transaction runner, a handler that returned has its message DONE
+	 * (committed) before the worker takes the next one, so a crash re-runs at most the handlers in
+	 * flight, not up to a hundred finished ones waiting for a batched commit.
+	 */
+	@Test
+	void withoutATransactionRunnerAMessageIsDoneBeforeTheWorkerTakesTheNext() {
+		WorkQueue queue = queue("a").build();
+		int total = 30;
+		for (int i = 0; i < total; i++) {
+			queue.enqueue(this.queueName, null, "m" + i);
+		}
+		List<Long> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<Long> notYetDone = new java.util.concurrent.CopyOnWriteArrayList<>();
+		try (QueueWorkers workers = QueueWorkers.builder(queue).threads(1).batchSize(10)
+			.pollInterval(Duration.ofMillis(50))
+			.subscribe(this.queueName, (message) -> {
+				for (long earlier : handled) {
+					if (queue.entry(earlier).orElseThrow().state() != MessageState.DONE) {
+						notYetDone.add(earlier);
+					}
+				}
+				handled.add(message.id());
+			})
+			.build()) {
+			workers.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(MessageState.DONE) == total);
+		}
+		assertThat(notYetDone).as("messages whose handler had returned but which were not DONE yet").isEmpty();
+	}
+
+	/**
+	 * Issue 16, defect 8: a transaction runner is only safe when the queue's completions join its
+	 * transaction; a queue that borrows its own connections would commit DONE outside of it.
+	 */
+	@Test
+	void aTransactionRunnerWithoutConnectionsThatJoinItIsRefused() {
+		WorkQueue queue = queue("a").build();
+		org.assertj.core.api.Assertions.assertThatThrownBy(() -> QueueWorkers.builder(queue)
+			.transactions((work) -> work.run())
+			.subscribe(this.queueName, (message) -> {
+			})
+			.build())
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("transactions")
+			.hasMessageContaining("WorkQueue.Builder.connections");
+	}
+
+	@Test
+	void withJdbcTransactionsAHandlersWorkCommitsWithItsCompletionAndRollsBackWithItsFailure() throws Exception {
+		String table = "polling_test_work_" + this.queueName.length();
+		database().execute("CREATE TABLE " + table + " (message_id BIGINT NOT NULL, attempt INTEGER NOT NULL)");
+		DataSource pool = pool();
+		dev.polling.jdbc.JdbcTransactions transactions = dev.polling.jdbc.JdbcTransactions.of(pool);
+		WorkQueue queue = WorkQueue.builder(pool).connections(transactions).instanceId("tx").backoff(FAST).build();
+		long fails = queue.enqueue(this.queueName, null, "fails once");
+		long works = queue.enqueue(this.queueName, null, "works");
+		try (QueueWorkers workers = QueueWorkers.builder(queue).threads(1).pollInterval(Duration.ofMillis(20))
+			.transactions(transactions)
+			.subscribe(this.queueName, (message) -> {
+				try (java.sql.PreparedStatement insert = transactions.connection()
+					.prepareStatement("INSERT INTO " + table + " (message_id, attempt) VALUES (?, ?)")) {
+					insert.setLong(1, message.id());
+					insert.setInt(2, message.attempt());
+					insert.executeUpdate();
+				}
+				if (message.id() == fails && message.attempt() == 1) {
+					throw new IllegalStateException("first attempt fails after its insert");
+				}
+			})
+			.build()) {
+			workers.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> count(MessageState.DONE) == 2);
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM " + table + " WHERE message_id = " + works)).isOne();
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM " + table + " WHERE message_id = " + fails))
+			.as("the failed attempt's insert rolled back").isOne();
+		assertThat(database().queryForLong("SELECT attempt FROM " + table + " WHERE message_id = " + fails)).isEqualTo(2);
+	}
+
 	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {
 		return QueueWorkers.builder(queue).threads(threads).pollInterval(Duration.ofMillis(100))
 			.subscribe(this.queueName, handler)
