@@ -106,3 +106,7 @@ ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFA
 ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS next_attempt_at TIMESTAMP WITH TIME ZONE;
 ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS finished_at TIMESTAMP WITH TIME ZONE;
 CREATE INDEX IF NOT EXISTS ${prefix}job_message_idx ON ${prefix}job (message_id);
+-- since 0.2.0: the retention purge of delivered messages and of dispatched or cancelled jobs
+CREATE INDEX IF NOT EXISTS ${prefix}delivery_done_idx ON ${prefix}delivery (finished_at) WHERE state = 'DELIVERED';
+CREATE INDEX IF NOT EXISTS ${prefix}job_finished_idx ON ${prefix}job (finished_at) WHERE state IN ('DISPATCHED', 'CANCELLED');
+UPDATE ${prefix}job SET finished_at = COALESCE(dispatched_at, created_at) WHERE finished_at IS NULL AND state IN ('DISPATCHED', 'CANCELLED');

@@ -9,6 +9,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -518,6 +519,28 @@ public final class DeliveryGuard {
 		return update("retry delivery " + id, "UPDATE " + this.table + " SET state = 'PENDING', attempts = 0, "
 				+ "finished_at = NULL, fence = fence + 1, available_at = " + this.time.now()
 				+ " WHERE id = ? AND state = 'DEAD'", id) == 1;
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches of 1000.
+	 * @param retention how long delivered messages are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches, each in a
+	 * transaction of its own. Undelivered messages (pending, failed, in doubt, dead) are kept. Safe
+	 * on several instances at once.
+	 * @param retention how long delivered messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DELIVERED' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
 	}
 
 	private int update(String what, String sql, long id) {

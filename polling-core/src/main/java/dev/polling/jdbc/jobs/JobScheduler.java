@@ -32,6 +32,7 @@ import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue;
 
@@ -160,9 +161,10 @@ public final class JobScheduler {
 	}
 
 	/**
-	 * Schedules a job after a delay unless one for the same queue and business id was ever
-	 * scheduled with this method and is still scheduled or dispatched (uniqueness per queue and
-	 * business id). Never aborts the caller's transaction.
+	 * Schedules a job after a delay unless one scheduled with this method for the same queue and
+	 * business id still waits (scheduled, not yet dispatched or cancelled): at most one waiting job
+	 * per queue and business id. Once that job is dispatched, the id may be scheduled again. Never
+	 * aborts the caller's transaction.
 	 * @return the job id, or empty when such a job exists
 	 */
 	public Optional<Long> scheduleOnce(String queue, String businessId, Duration delay, String payload) {
@@ -179,7 +181,8 @@ public final class JobScheduler {
 	 */
 	public int cancel(String queue, String businessId) {
 		validate(queue, businessId, "");
-		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
+		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL, finished_at = " + this.time.now()
+				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
 				(statement) -> {
 					statement.setString(1, queue);
 					statement.setString(2, businessId);
@@ -424,7 +427,8 @@ public final class JobScheduler {
 	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
 		long messageId = queue.enqueue(connection, job.queue(), job.businessId(), job.payload());
 		try (PreparedStatement mark = connection.prepareStatement("UPDATE " + this.table + " SET state = 'DISPATCHED', dispatched_at = "
-				+ this.time.now() + ", finished_at = " + this.time.now() + ", next_attempt_at = NULL, message_id = ? WHERE id = ?")) {
+				+ this.time.now() + ", finished_at = " + this.time.now() + ", next_attempt_at = NULL, unique_key = NULL, "
+				+ "message_id = ? WHERE id = ?")) {
 			mark.setLong(1, messageId);
 			mark.setLong(2, job.id());
 			mark.executeUpdate();
@@ -517,22 +521,61 @@ public final class JobScheduler {
 	// ---- looking
 
 	/**
-	 * Counts by state and the due backlog (scheduled jobs whose due time has passed).
+	 * Counts of the open jobs (scheduled, and failed for good), read from the index on state and due
+	 * time: dispatched and cancelled jobs, the bulk of the table until the retention purge, are not
+	 * read.
 	 * @return the numbers
 	 */
 	public JobStats stats() {
 		return Sql.inTransaction(this.dataSource, "read job statistics", (connection) -> {
-			try (PreparedStatement statement = connection.prepareStatement("SELECT "
-					+ "SUM(CASE WHEN state = 'SCHEDULED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'SCHEDULED' AND due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'DISPATCHED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'FAILED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'CANCELLED' THEN 1 ELSE 0 END) FROM " + this.table);
-					ResultSet row = statement.executeQuery()) {
-				row.next();
-				return new JobStats(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4), row.getLong(5));
+			long scheduled = 0;
+			long due = 0;
+			long retrying = 0;
+			long failed = 0;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT state, COUNT(*), "
+					+ "SUM(CASE WHEN due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) FROM " + this.table
+					+ " WHERE state IN ('SCHEDULED', 'FAILED') GROUP BY state");
+					ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					if (rows.getString(1).equals("SCHEDULED")) {
+						scheduled = rows.getLong(2);
+						due = rows.getLong(3);
+						retrying = rows.getLong(4);
+					}
+					else {
+						failed = rows.getLong(2);
+					}
+				}
 			}
+			return new JobStats(scheduled, due, retrying, failed);
 		});
+	}
+
+	// ---- retention
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * 1000.
+	 * @param retention how long finished jobs are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * {@code batchSize}, each in a transaction of its own (so no batch holds many locks for long).
+	 * Scheduled and failed jobs are kept. Safe on several instances at once.
+	 * @param retention how long finished jobs are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table,
+				"state IN ('DISPATCHED', 'CANCELLED') AND finished_at < " + this.time.nowMinusMillis(), retention,
+				batchSize);
 	}
 
 	// ---- internals
@@ -621,15 +664,14 @@ public final class JobScheduler {
 	}
 
 	/**
-	 * Job counts.
+	 * Counts of the open jobs.
 	 *
 	 * @param scheduled jobs waiting (due or not)
 	 * @param dueBacklog scheduled jobs whose due time has passed
-	 * @param dispatched jobs moved into the work queue
-	 * @param failed jobs that could not be moved
-	 * @param cancelled cancelled jobs
+	 * @param retrying scheduled jobs whose dispatch failed at least once (tried again after a backoff)
+	 * @param failed jobs whose handler failed for good (their message is DEAD), waiting for an operator
 	 */
-	public record JobStats(long scheduled, long dueBacklog, long dispatched, long failed, long cancelled) {
+	public record JobStats(long scheduled, long dueBacklog, long retrying, long failed) {
 	}
 
 	/**

@@ -9,6 +9,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -758,27 +759,19 @@ public final class WorkQueue {
 	 * @return how many were deleted
 	 */
 	public int purge(Duration retention) {
-		Objects.requireNonNull(retention, "retention must not be null");
-		String older = "state = 'DONE' AND finished_at < " + this.time.nowMinusMillis();
-		String sql = switch (this.dialect) {
-			case POSTGRESQL -> "DELETE FROM " + this.table + " WHERE id IN (SELECT id FROM " + this.table + " WHERE "
-					+ older + " LIMIT 1000 FOR UPDATE SKIP LOCKED)";
-			case MARIADB -> "DELETE FROM " + this.table + " WHERE " + older + " LIMIT 1000";
-			case H2 -> "DELETE FROM " + this.table + " WHERE " + older + " FETCH FIRST 1000 ROWS ONLY";
-		};
-		int total = 0;
-		int deleted;
-		do {
-			deleted = Sql.inTransaction(this.dataSource, "purge done messages of " + this.table, (connection) -> {
-				try (PreparedStatement statement = connection.prepareStatement(sql)) {
-					statement.setLong(1, retention.toMillis());
-					return statement.executeUpdate();
-				}
-			});
-			total += deleted;
-		}
-		while (deleted == 1000);
-		return total;
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DONE messages finished longer ago than the retention, in batches, each in a transaction
+	 * of its own. Open messages are kept. Safe on several instances at once.
+	 * @param retention how long DONE messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DONE' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
 	}
 
 	private int update(String what, String sql, long id) {

@@ -72,6 +72,27 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	@Test
+	void purgesDeliveredMessagesOlderThanTheRetentionInBatchesAndKeepsTheUndelivered() throws Exception {
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			if (delivery.payload().equals("refused")) {
+				throw new NotDeliveredException("refused");
+			}
+		})).maxAttempts(1).build();
+		for (int i = 0; i < 25; i++) {
+			guard.store(this.destination, "purge-" + i, (i == 0) ? "refused" : "fine");
+		}
+		guard.deliverDue(this.destination, 100);
+		String where = "destination = '" + this.destination + "'";
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where + " AND state = 'DELIVERED'"))
+			.isEqualTo(24);
+		assertThat(guard.purge(Duration.ofHours(1), 10)).as("nothing older than an hour").isZero();
+		Awaitility.await().pollDelay(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(guard.purge(Duration.ofMillis(10), 10)).isGreaterThanOrEqualTo(24);
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where)).as("the dead one")
+			.isOne();
+	}
+
+	@Test
 	void storesInTheBusinessTransactionAndDeliversOnceWithItsIdempotencyKey() throws Exception {
 		DataSource dataSource = pool();
 		CountingListener listener = new CountingListener();

@@ -137,6 +137,14 @@ public final class PollingJdbcAutoConfiguration {
 			return new JobDispatcherLifecycle(builder.build());
 		}
 
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingJobsPurge")
+		RetentionPurgeScheduler pollingJobsPurge(JobScheduler scheduler, PollingJdbcProperties properties) {
+			PollingJdbcProperties.Jobs settings = properties.getJobs();
+			return new RetentionPurgeScheduler("jobs", settings.getPurgeInterval(),
+					() -> scheduler.purge(settings.getRetention()));
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -274,6 +282,14 @@ public final class PollingJdbcAutoConfiguration {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
 					settings.getPollInterval(), settings.getRecoverInterval()));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingDeliveryPurge")
+		RetentionPurgeScheduler pollingDeliveryPurge(DeliveryGuard guard, PollingJdbcProperties properties) {
+			PollingJdbcProperties.Delivery settings = properties.getDelivery();
+			return new RetentionPurgeScheduler("delivery", settings.getPurgeInterval(),
+					() -> guard.purge(settings.getRetention()));
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {

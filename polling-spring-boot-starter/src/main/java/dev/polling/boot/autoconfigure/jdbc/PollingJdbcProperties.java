@@ -393,6 +393,17 @@ public class PollingJdbcProperties {
 		 */
 		private Duration recoverInterval = Duration.ofSeconds(30);
 
+		/**
+		 * How long DELIVERED messages are kept.
+		 */
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes DELIVERED messages older than the retention (in batches of
+		 * 1000, a transaction each); 0 disables it.
+		 */
+		private Duration purgeInterval = Duration.ofHours(1);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -451,6 +462,22 @@ public class PollingJdbcProperties {
 
 		public void setRecoverInterval(Duration recoverInterval) {
 			this.recoverInterval = positive("polling.jdbc.delivery.recover-interval", recoverInterval, "30s");
+		}
+
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = positive("polling.jdbc.delivery.retention", retention, "7d");
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			this.purgeInterval = notNegative("polling.jdbc.delivery.purge-interval", purgeInterval);
 		}
 
 	}
@@ -528,6 +555,17 @@ public class PollingJdbcProperties {
 		 */
 		private int batchSize = 1000;
 
+		/**
+		 * How long dispatched and cancelled jobs are kept.
+		 */
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes dispatched and cancelled jobs older than the retention (in
+		 * batches of 1000, a transaction each); 0 disables it.
+		 */
+		private Duration purgeInterval = Duration.ofHours(1);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -568,6 +606,30 @@ public class PollingJdbcProperties {
 			this.batchSize = batchSize;
 		}
 
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = positive("polling.jdbc.jobs.retention", retention, "7d");
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			this.purgeInterval = notNegative("polling.jdbc.jobs.purge-interval", purgeInterval);
+		}
+
+	}
+
+	static Duration notNegative(String property, Duration value) {
+		if (value.isNegative()) {
+			throw new IllegalArgumentException(property + " must not be negative but was " + value
+					+ ": set e.g. 1h, or 0 to disable the purge");
+		}
+		return value;
 	}
 
 }

@@ -43,7 +43,7 @@ class JobsAutoConfigurationTest {
 			await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(this.executed)
 				.containsExactlyInAnyOrder("check order-1", "check order-2"));
 			assertThat(jobs.stats().scheduled()).isEqualTo(1);
-			assertThat(jobs.stats().dispatched()).isEqualTo(2);
+			assertThat(jobs.stats().dueBacklog()).isZero();
 		});
 	}
 
@@ -95,6 +95,35 @@ class JobsAutoConfigurationTest {
 			jobs.schedule("follow-ups", "order-7", Duration.ZERO, "check order-7");
 			await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(this.executed).contains("check order-7"));
 		});
+	}
+
+	/**
+	 * Issue 16, defect 9: dispatched and cancelled jobs are purged after their retention.
+	 */
+	@Test
+	void dispatchedAndCancelledJobsArePurgedAfterTheirRetention() {
+		this.runner.withPropertyValues("polling.jdbc.jobs.retention=1s", "polling.jdbc.jobs.purge-interval=200ms")
+			.run((context) -> {
+				JobScheduler jobs = context.getBean(JobScheduler.class);
+				jobs.schedule("follow-ups", "order-1", Duration.ZERO, "check order-1");
+				jobs.schedule("follow-ups", "order-2", Duration.ofHours(1), "check order-2");
+				jobs.schedule("follow-ups", "order-3", Duration.ofHours(1), "kept");
+				jobs.cancel("follow-ups", "order-2");
+				await().atMost(Duration.ofSeconds(15)).until(() -> this.executed.contains("check order-1"));
+				javax.sql.DataSource dataSource = context.getBean(javax.sql.DataSource.class);
+				await("dispatched and cancelled jobs purged after 1s").atMost(Duration.ofSeconds(30))
+					.until(() -> count(dataSource, "SELECT COUNT(*) FROM polling_job") == 1);
+				assertThat(count(dataSource, "SELECT COUNT(*) FROM polling_job WHERE payload = 'kept'")).isOne();
+			});
+	}
+
+	private static long count(javax.sql.DataSource dataSource, String sql) throws java.sql.SQLException {
+		try (java.sql.Connection connection = dataSource.getConnection();
+				java.sql.Statement statement = connection.createStatement();
+				java.sql.ResultSet result = statement.executeQuery(sql)) {
+			result.next();
+			return result.getLong(1);
+		}
 	}
 
 	@Test
