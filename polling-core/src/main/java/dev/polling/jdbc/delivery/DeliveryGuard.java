@@ -315,7 +315,9 @@ public final class DeliveryGuard {
 
 	private FencedWrite post(Delivery delivery, String state, @Nullable String error, long delayMillis) {
 		boolean finished = !state.equals("FAILED");
-		String sql = "UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
+		// an attempt counts when it failed (definitely, or with an unknown outcome), not when it was claimed
+		String counted = state.equals("DELIVERED") ? "" : "attempts = attempts + 1, ";
+		String sql = "UPDATE " + this.table + " SET state = ?, " + counted + "owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
 				+ "last_error), available_at = " + this.time.nowPlusMillis() + ", finished_at = "
 				+ (finished ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'SENDING'";
 		int updated = Sql.inTransaction(this.dataSource, "record the outcome of delivery " + delivery.id(),
@@ -340,14 +342,15 @@ public final class DeliveryGuard {
 
 	private Delivery map(ResultSet result) throws SQLException {
 		return new Delivery(result.getLong("id"), result.getString("destination"), result.getString("idempotency_key"),
-				result.getString("payload"), result.getInt("attempts"), result.getInt("max_attempts"),
+				result.getString("payload"), result.getInt("attempts") + 1, result.getInt("max_attempts"),
 				result.getLong("fence"), this.time.read(result, result.findColumn("created_at")));
 	}
 
 	/**
 	 * Recovers SENDING messages whose lease expired (the sending instance crashed, froze or could not
 	 * record the outcome): IN_DOUBT, or, for destinations this guard knows as idempotent, FAILED and
-	 * due at once (DEAD on the last attempt). Bumps the fence so a late post-update is rejected.
+	 * due at once (an expired lease is not counted as an attempt). Bumps the fence so a late
+	 * post-update is rejected.
 	 * @return how many were recovered
 	 */
 	public int recoverExpired() {
@@ -364,10 +367,9 @@ public final class DeliveryGuard {
 				(connection) -> {
 					int resend = 0;
 					if (!idempotent.isEmpty()) {
-						String dead = "attempts >= max_attempts";
+						// not counted as an attempt: the sending instance crashed or froze, the send did not fail
 						try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-								+ " SET state = CASE WHEN " + dead + " THEN 'DEAD' ELSE 'FAILED' END, finished_at = CASE WHEN "
-								+ dead + " THEN " + now + " ELSE NULL END, last_error = CONCAT('lease of ', owner, "
+								+ " SET state = 'FAILED', finished_at = NULL, last_error = CONCAT('lease of ', owner, "
 								+ "' expired during the send; sent again with the same key (idempotent destination)'), "
 								+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now + " WHERE "
 								+ expired + " AND " + in)) {

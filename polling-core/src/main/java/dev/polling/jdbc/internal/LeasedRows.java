@@ -21,7 +21,8 @@ import org.jspecify.annotations.Nullable;
  * delivery guard share the columns {@code id, state, attempts, fence, owner, available_at,
  * lease_until}). A claim moves ready rows ({@code readyState}, or {@code retryState} once
  * {@code available_at} has passed) to {@code workingState}, sets the owner and a lease in database
- * time, counts the attempt and bumps the fence, in one short transaction:
+ * time and bumps the fence, in one short transaction (attempts are counted when one fails, not
+ * here, so that an instance that crashes while holding a row does not use up its attempts):
  * <ul>
  * <li>PostgreSQL: one {@code UPDATE ... WHERE id IN (SELECT ... ORDER BY available_at, id LIMIT n
  * FOR UPDATE SKIP LOCKED) RETURNING ...}, in due order along the partial index
@@ -93,8 +94,8 @@ public final class LeasedRows {
 					+ " AND p.state IN ('" + String.join("', '", openStates) + "') AND p.id < c.id))";
 		}
 		String now = this.time.now();
-		String set = "state = '" + workingState + "', owner = ?, fence = fence + 1, attempts = attempts + 1, "
-				+ "lease_until = " + this.time.nowPlusMillis();
+		String set = "state = '" + workingState + "', owner = ?, fence = fence + 1, lease_until = "
+				+ this.time.nowPlusMillis();
 		this.claimSql = "UPDATE " + table + " SET " + set + " WHERE id IN (SELECT c.id FROM " + table + " c WHERE c."
 				+ groupColumn + " = ? AND c.state IN " + this.readyIn + " AND c.available_at <= " + now + ordering
 				+ " ORDER BY c.available_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED) AND state IN " + this.readyIn + " RETURNING "
@@ -203,8 +204,8 @@ public final class LeasedRows {
 		}
 		String in = " WHERE id IN (" + Sql.placeholders(locked.size()) + ")";
 		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = '"
-				+ this.workingState + "', owner = ?, fence = fence + 1, attempts = attempts + 1, lease_until = "
-				+ this.time.nowPlusMillis() + in)) {
+				+ this.workingState + "', owner = ?, fence = fence + 1, lease_until = " + this.time.nowPlusMillis()
+				+ in)) {
 			statement.setString(1, owner);
 			statement.setLong(2, leaseMillis);
 			int index = 3;
@@ -316,31 +317,35 @@ public final class LeasedRows {
 	}
 
 	/**
-	 * Extends the lease of the owner's rows among {@code ids} that are still in the working state,
-	 * one statement per 500 ids, in a transaction of its own.
+	 * Extends the leases of claims that are still held: rows in the working state that still carry
+	 * the claim's fence (a row reclaimed since, even by the same owner, carries a newer one), one
+	 * statement per 500 claims, in a transaction of its own.
 	 * @param dataSource where to borrow the connection
-	 * @param owner the owner
-	 * @param ids the rows the owner believes it holds
+	 * @param claims the fence of each row the owner believes it holds, by id
 	 * @param leaseMillis the new lease, from now
 	 * @return how many rows were renewed
 	 */
-	public int renew(DataSource dataSource, String owner, Collection<Long> ids, long leaseMillis) {
-		if (ids.isEmpty()) {
+	public int renew(DataSource dataSource, Map<Long, Long> claims, long leaseMillis) {
+		if (claims.isEmpty()) {
 			return 0;
 		}
-		List<Long> all = new ArrayList<>(ids);
+		List<Map.Entry<Long, Long>> all = new ArrayList<>(claims.entrySet());
 		return Sql.inTransaction(dataSource, "renew leases in " + this.table, (connection) -> {
 			int renewed = 0;
 			for (int from = 0; from < all.size(); from += CHUNK) {
-				List<Long> chunk = all.subList(from, Math.min(all.size(), from + CHUNK));
+				List<Map.Entry<Long, Long>> chunk = all.subList(from, Math.min(all.size(), from + CHUNK));
+				String pairs = String.join(", ", java.util.Collections.nCopies(chunk.size(), "(?, ?)"));
 				try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-						+ " SET lease_until = " + this.time.nowPlusMillis() + " WHERE owner = ? AND state = '"
-						+ this.workingState + "' AND id IN (" + Sql.placeholders(chunk.size()) + ")")) {
+						+ " SET lease_until = " + this.time.nowPlusMillis() + " WHERE state = '" + this.workingState
+						+ "' AND id IN (" + Sql.placeholders(chunk.size()) + ") AND (id, fence) IN (" + pairs + ")")) {
 					statement.setLong(1, leaseMillis);
-					statement.setString(2, owner);
-					int index = 3;
-					for (Long id : chunk) {
-						statement.setLong(index++, id);
+					int index = 2;
+					for (Map.Entry<Long, Long> claim : chunk) {
+						statement.setLong(index++, claim.getKey());
+					}
+					for (Map.Entry<Long, Long> claim : chunk) {
+						statement.setLong(index++, claim.getKey());
+						statement.setLong(index++, claim.getValue());
 					}
 					renewed += statement.executeUpdate();
 				}

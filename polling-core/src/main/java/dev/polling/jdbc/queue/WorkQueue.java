@@ -41,13 +41,14 @@ import org.slf4j.LoggerFactory;
  * <li>{@link #enqueue} joins the caller's transaction (typically right after the inbox said NEW).</li>
  * <li>{@link #claim} takes a batch of ready messages in one short transaction of its own, with
  * {@code FOR UPDATE SKIP LOCKED}, so that instances never wait for or take each other's rows. Each
- * claim sets the owner, a lease in database time, counts the attempt and bumps the row's
- * <em>fence</em>.</li>
+ * claim sets the owner and a lease in database time, and bumps the row's <em>fence</em>.</li>
  * <li>{@link #complete}, {@link #fail} and {@link #release} write only while the row still carries
  * the claim's fence; otherwise they answer {@link FencedWrite#REJECTED} (counted, not thrown).</li>
  * <li>{@link #renewLeases} extends the leases of everything an instance holds, prefetched messages
- * included; {@link #expireLeases} recovers messages whose lease ran out (their holder stopped) as
- * FAILED, or DEAD on their last attempt, bumping the fence so the old holder cannot complete.</li>
+ * included, each only under its claim's fence; {@link #expireLeases} recovers messages whose lease
+ * ran out (their holder stopped) as FAILED and claimable at once, bumping the fence so the old
+ * holder cannot complete. An expired lease does not count as an attempt: attempts count handler
+ * failures ({@link #fail}), so instances that crash while holding a message never use them up.</li>
  * <li>Messages with a business key are processed one at a time per key, in insertion (id) order:
  * a message is claimable only while no older message of its key is NEW, IN_PROGRESS, FAILED or DEAD.
  * Enqueue the messages of one key from one thread, in order; ids of concurrent transactions may
@@ -292,7 +293,7 @@ public final class WorkQueue {
 
 	private QueueMessage map(ResultSet result) throws SQLException {
 		return new QueueMessage(result.getLong("id"), result.getString("queue"), result.getString("business_key"),
-				result.getString("payload"), result.getInt("attempts"), result.getInt("max_attempts"),
+				result.getString("payload"), result.getInt("attempts") + 1, result.getInt("max_attempts"),
 				result.getLong("fence"), this.time.read(result, result.findColumn("enqueued_at")));
 	}
 
@@ -396,8 +397,8 @@ public final class WorkQueue {
 		try {
 			result = Sql.inConnectionTransaction(connection, (transaction) -> {
 				FencedWrite written = fenced(transaction, message, "record a failure of",
-						"UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
-								+ "available_at = " + this.time.nowPlusMillis() + ", finished_at = "
+						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
+								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
 								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
 						(statement) -> {
 							statement.setString(1, dead ? "DEAD" : "FAILED");
@@ -449,7 +450,7 @@ public final class WorkQueue {
 
 	/**
 	 * Gives a claimed but unprocessed message back (e.g. prefetched when the workers stop): it
-	 * becomes claimable at once and the attempt does not count.
+	 * becomes claimable at once; no attempt is counted.
 	 * @param message the claimed message
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost already
 	 */
@@ -458,8 +459,8 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		try {
 			return fenced(connection, message, "release",
-					"UPDATE " + this.table + " SET state = CASE WHEN attempts <= 1 THEN 'NEW' ELSE 'FAILED' END, "
-							+ "attempts = attempts - 1, fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
+					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
+							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
 							+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
 					(statement) -> {
 					});
@@ -515,7 +516,9 @@ public final class WorkQueue {
 		for (QueueMessage message : held) {
 			byId.put(message.id(), message);
 		}
-		int renewed = this.rows.renew(this.dataSource, this.owner, byId.keySet(), this.leaseTime.toMillis());
+		Map<Long, Long> claims = new LinkedHashMap<>();
+		byId.forEach((id, message) -> claims.put(id, message.fence()));
+		int renewed = this.rows.renew(this.dataSource, claims, this.leaseTime.toMillis());
 		if (renewed == byId.size()) {
 			return List.of();
 		}
@@ -538,17 +541,16 @@ public final class WorkQueue {
 
 	/**
 	 * Recovers messages whose lease expired (their holder stopped renewing): FAILED and claimable at
-	 * once, or DEAD if that was their last attempt. Bumps the fence, so the old holder's late writes
-	 * are rejected. Safe to run on every instance at once.
+	 * once, without counting an attempt (a handler that fails counts; an instance that crashed or
+	 * froze does not). Bumps the fence, so the old holder's late writes are rejected. Safe to run on
+	 * every instance at once.
 	 * @return how many leases this call recovered
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public int expireLeases() {
 		String now = this.time.now();
-		String dead = "attempts >= max_attempts";
-		String set = "UPDATE " + this.table + " SET state = CASE WHEN " + dead + " THEN 'DEAD' ELSE 'FAILED' END, "
-				+ "finished_at = CASE WHEN " + dead + " THEN " + now + " ELSE NULL END, last_error = CONCAT('lease of ', "
-				+ "owner, ' expired'), fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
+		String set = "UPDATE " + this.table + " SET state = 'FAILED', last_error = CONCAT('lease of ', owner, ' expired'), "
+				+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
 		String expired = "state = 'IN_PROGRESS' AND lease_until < " + now;
 		// rows another transaction holds (a claim, a completion, another instance's recovery) are skipped,
 		// never waited for: they are recovered at the next round if still expired

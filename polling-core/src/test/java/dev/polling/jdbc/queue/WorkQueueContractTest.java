@@ -229,7 +229,8 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 				.until(() -> producer.entry(next).orElseThrow().state() == MessageState.DONE);
 			assertThat(listenerB.expired.sum()).isPositive();
 			assertThat(producer.entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
-			assertThat(producer.entry(id).orElseThrow().attempts()).isEqualTo(2);
+			// a's expired lease is no failed attempt, and b's attempt succeeded
+			assertThat(producer.entry(id).orElseThrow().attempts()).isZero();
 			// a wakes up and completes late: the fence rejects it, counted, no exception
 			unfreeze.countDown();
 			Awaitility.await("a's late completion is rejected")
@@ -478,6 +479,85 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(database().queryForLong("SELECT COUNT(*) FROM " + table + " WHERE message_id = " + fails))
 			.as("the failed attempt's insert rolled back").isOne();
 		assertThat(database().queryForLong("SELECT attempt FROM " + table + " WHERE message_id = " + fails)).isEqualTo(2);
+	}
+
+	/**
+	 * Issue 16, defect 10: a NUL character in a payload is refused up front with one clear message
+	 * (PostgreSQL cannot store it in text and would abort the caller's transaction), by the queue,
+	 * the delivery guard and the jobs alike; the caller's transaction goes on.
+	 */
+	@Test
+	void aNulCharacterInAPayloadIsRefusedUpFrontAndTheCallersTransactionGoesOn() throws Exception {
+		DataSource pool = pool();
+		WorkQueue queue = WorkQueue.builder(pool).instanceId("nul").build();
+		dev.polling.jdbc.delivery.DeliveryGuard guard = dev.polling.jdbc.delivery.DeliveryGuard.builder(pool).build();
+		dev.polling.jdbc.jobs.JobScheduler jobs = dev.polling.jdbc.jobs.JobScheduler.create(pool);
+		String payload = "before\u0000after";
+		try (java.sql.Connection connection = pool.getConnection()) {
+			connection.setAutoCommit(false);
+			assertNulRefused(() -> queue.enqueue(connection, this.queueName, null, payload));
+			assertNulRefused(() -> guard.store(connection, this.queueName, "nul-key", payload));
+			assertNulRefused(() -> dev.polling.jdbc.jobs.JobScheduler.builder(pool)
+				.connections(dev.polling.jdbc.ConnectionProvider.of(connection)).build()
+				.schedule(this.queueName, "order-1", Duration.ofHours(1), payload));
+			queue.enqueue(connection, this.queueName, null, "fine");
+			connection.commit();
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = '" + this.queueName + "'"))
+			.isOne();
+		assertThat(jobs).isNotNull();
+	}
+
+	private static void assertNulRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+		org.assertj.core.api.Assertions.assertThatThrownBy(call)
+			.isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("payload")
+			.hasMessageContaining("U+0000")
+			.hasMessageContaining("index 6");
+	}
+
+	/**
+	 * Issue 16, defect 10: an instance that crashes while it holds a message (its lease expires) does
+	 * not use up the message's attempts: only a handler's failure counts.
+	 */
+	@Test
+	void leasesThatExpireBecauseTheirInstanceCrashedDoNotUseUpTheAttempts() {
+		WorkQueue queue = queue("a").leaseTime(Duration.ofSeconds(1)).maxAttempts(2).build();
+		long id = queue.enqueue(this.queueName, null, "its instance crashes");
+		for (int crash = 1; crash <= 3; crash++) {
+			List<QueueMessage> claimed = queue.claim(this.queueName, 1);
+			assertThat(claimed).as("claimable after %d crashes", crash - 1).hasSize(1);
+			assertThat(claimed.get(0).attempt()).as("attempt after %d crashes", crash - 1).isOne();
+			// the instance crashes: no completion, no renewal; the lease runs out and is recovered
+			Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+				queue.expireLeases();
+				return queue.entry(id).orElseThrow().state() == MessageState.FAILED;
+			});
+		}
+		QueueMessage last = queue.claim(this.queueName, 1).get(0);
+		assertThat(queue.fail(last, new IllegalStateException("handler fails"))).isEqualTo(FencedWrite.APPLIED);
+		assertThat(queue.entry(id).orElseThrow().state()).isEqualTo(MessageState.FAILED);
+		assertThat(queue.entry(id).orElseThrow().attempts()).isOne();
+	}
+
+	/**
+	 * Issue 16, defect 10: lease renewal is fenced: a claim that was lost and re-taken by the same
+	 * instance (same owner, new fence) is not renewed under its old fence, but reported lost.
+	 */
+	@Test
+	void renewingALostClaimIsRejectedByTheFenceEvenWhenTheSameInstanceClaimedTheMessageAgain() {
+		WorkQueue queue = queue("a").leaseTime(Duration.ofSeconds(1)).build();
+		long id = queue.enqueue(this.queueName, null, "claimed twice");
+		QueueMessage first = queue.claim(this.queueName, 1).get(0);
+		Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+			queue.expireLeases();
+			return queue.entry(id).orElseThrow().state() == MessageState.FAILED;
+		});
+		QueueMessage again = queue.claim(this.queueName, 1).get(0);
+		assertThat(again.fence()).isGreaterThan(first.fence());
+		assertThat(queue.renewLeases(List.of(first))).as("the stale claim").containsExactly(first);
+		assertThat(queue.renewLeases(List.of(again))).isEmpty();
+		assertThat(queue.complete(again)).isEqualTo(FencedWrite.APPLIED);
 	}
 
 	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {
