@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS ${prefix}coordination (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Work queue: messages claimed by workers on every instance (see dev.polling.jdbc.queue.WorkQueue).
--- state: NEW, IN_PROGRESS, DONE, FAILED (waiting for a retry at available_at), DEAD.
+-- state: NEW, BLOCKED (behind an older open message of its key), IN_PROGRESS, DONE, FAILED (waiting for a
+-- retry at available_at), DEAD.
 -- fence: bumped by every claim and by lease expiry; every later write checks it.
 CREATE TABLE IF NOT EXISTS ${prefix}queue (
     id           BIGINT       NOT NULL AUTO_INCREMENT,
@@ -100,3 +101,11 @@ CREATE INDEX IF NOT EXISTS ${prefix}job_message_idx ON ${prefix}job (message_id)
 CREATE INDEX IF NOT EXISTS ${prefix}delivery_finished_idx ON ${prefix}delivery (state, finished_at);
 CREATE INDEX IF NOT EXISTS ${prefix}job_finished_idx ON ${prefix}job (state, finished_at);
 UPDATE ${prefix}job SET finished_at = COALESCE(dispatched_at, created_at) WHERE finished_at IS NULL AND state IN ('DISPATCHED', 'CANCELLED');
+-- since 0.2.0: per-key ordering. One row per queue and business key with open messages, counting
+-- them; only a key's oldest open message is claimable, the younger ones wait in state BLOCKED.
+CREATE TABLE IF NOT EXISTS ${prefix}queue_key (
+    queue        VARCHAR(100) NOT NULL,
+    business_key VARCHAR(255) NOT NULL,
+    open_count   INTEGER      NOT NULL,
+    PRIMARY KEY (queue, business_key)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -119,8 +119,7 @@ public final class DeliveryGuard {
 		this.listener = builder.listener;
 		this.destinations = Map.copyOf(builder.destinations);
 		this.table = this.tables.delivery();
-		this.rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", null, List.of(),
-				COLUMNS);
+		this.rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", COLUMNS);
 	}
 
 	/**

@@ -22,12 +22,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -49,10 +53,11 @@ import org.slf4j.LoggerFactory;
  * ran out (their holder stopped) as FAILED and claimable at once, bumping the fence so the old
  * holder cannot complete. An expired lease does not count as an attempt: attempts count handler
  * failures ({@link #fail}), so instances that crash while holding a message never use them up.</li>
- * <li>Messages with a business key are processed one at a time per key, in insertion (id) order:
- * a message is claimable only while no older message of its key is NEW, IN_PROGRESS, FAILED or DEAD.
- * Enqueue the messages of one key from one thread, in order; ids of concurrent transactions may
- * commit out of order.</li>
+ * <li>Messages with a business key are processed one at a time per key, in enqueue order: only the
+ * oldest open message of a key (its head) is claimable; the younger ones wait in state BLOCKED
+ * until the head is DONE (or, DEAD, discarded), so claims never read them and cost the same however
+ * many wait. Enqueues and completions of one key are ordered by a row per key in
+ * {@code <prefix>queue_key}, locked by the enqueuing or completing transaction.</li>
  * <li>A failure schedules a retry after the {@link Backoff}; the last allowed attempt (default
  * {@value #DEFAULT_MAX_ATTEMPTS}) makes the message DEAD with its last error, which blocks its key
  * ({@link #blockedKeys}) until an operator {@link #retry retries} or {@link #discard discards} it.</li>
@@ -84,7 +89,7 @@ public final class WorkQueue {
 
 	private static final String COLUMNS = "id, queue, business_key, payload, attempts, max_attempts, fence, enqueued_at";
 
-	private static final String OPEN = "'NEW', 'IN_PROGRESS', 'FAILED', 'DEAD'";
+	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
 
 	private final DataSource dataSource;
 
@@ -108,6 +113,8 @@ public final class WorkQueue {
 
 	private final LeasedRows rows;
 
+	private final KeyHeads heads;
+
 	private final String table;
 
 	private final boolean joinsCallerTransactions;
@@ -125,8 +132,8 @@ public final class WorkQueue {
 		this.backoff = builder.backoff;
 		this.listener = builder.listener;
 		this.table = this.tables.queue();
-		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", "business_key",
-				List.of("NEW", "IN_PROGRESS", "FAILED", "DEAD"), COLUMNS);
+		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", COLUMNS);
+		this.heads = new KeyHeads(dialect, this.table, this.tables.queueKey());
 	}
 
 	/**
@@ -171,14 +178,19 @@ public final class WorkQueue {
 	 */
 	public long enqueue(Connection connection, String queue, @Nullable String businessKey, String payload) {
 		validate(queue, businessKey, payload);
-		try (PreparedStatement statement = connection.prepareStatement(insertSql(), Statement.RETURN_GENERATED_KEYS)) {
-			bindInsert(statement, queue, businessKey, payload);
-			statement.executeUpdate();
-			long id;
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				keys.next();
-				id = keys.getLong(1);
-			}
+		try {
+			long id = Sql.inConnectionTransaction(connection, (transaction) -> {
+				boolean head = businessKey == null || this.heads.join(transaction, queue, businessKey, 1) == 0;
+				try (PreparedStatement statement = transaction.prepareStatement(insertSql(),
+						Statement.RETURN_GENERATED_KEYS)) {
+					bindInsert(statement, queue, businessKey, payload, head);
+					statement.executeUpdate();
+					try (ResultSet keys = statement.getGeneratedKeys()) {
+						keys.next();
+						return keys.getLong(1);
+					}
+				}
+			});
 			notify(() -> this.listener.onEnqueued(queue, 1));
 			return id;
 		}
@@ -220,12 +232,32 @@ public final class WorkQueue {
 		if (messages.isEmpty()) {
 			return 0;
 		}
-		try (PreparedStatement statement = connection.prepareStatement(insertSql())) {
-			for (NewMessage message : messages) {
-				bindInsert(statement, queue, message.businessKey(), message.payload());
-				statement.addBatch();
+		// the keys' rows are locked in key order, so that concurrent batches cannot deadlock on them
+		Map<String, Integer> perKey = new TreeMap<>();
+		for (NewMessage message : messages) {
+			if (message.businessKey() != null) {
+				perKey.merge(message.businessKey(), 1, Integer::sum);
 			}
-			statement.executeBatch();
+		}
+		try {
+			Sql.inConnectionTransaction(connection, (transaction) -> {
+				Set<String> headless = new HashSet<>();
+				for (Map.Entry<String, Integer> key : perKey.entrySet()) {
+					if (this.heads.join(transaction, queue, key.getKey(), key.getValue()) == 0) {
+						headless.add(key.getKey());
+					}
+				}
+				try (PreparedStatement statement = transaction.prepareStatement(insertSql())) {
+					for (NewMessage message : messages) {
+						String key = message.businessKey();
+						boolean head = key == null || headless.remove(key);
+						bindInsert(statement, queue, key, message.payload(), head);
+						statement.addBatch();
+					}
+					statement.executeBatch();
+				}
+				return null;
+			});
 		}
 		catch (SQLException ex) {
 			throw new DataAccessFailure("Could not enqueue " + messages.size() + " messages in " + this.table
@@ -237,16 +269,17 @@ public final class WorkQueue {
 
 	private String insertSql() {
 		return "INSERT INTO " + this.table + " (queue, business_key, payload, state, attempts, max_attempts, fence, "
-				+ "available_at, enqueued_at) VALUES (?, ?, ?, 'NEW', 0, ?, 0, " + this.time.now() + ", "
+				+ "available_at, enqueued_at) VALUES (?, ?, ?, ?, 0, ?, 0, " + this.time.now() + ", "
 				+ this.time.now() + ")";
 	}
 
-	private void bindInsert(PreparedStatement statement, String queue, @Nullable String businessKey, String payload)
-			throws SQLException {
+	private void bindInsert(PreparedStatement statement, String queue, @Nullable String businessKey, String payload,
+			boolean head) throws SQLException {
 		statement.setString(1, queue);
 		statement.setString(2, businessKey);
 		statement.setString(3, payload);
-		statement.setInt(4, this.maxAttempts);
+		statement.setString(4, head ? "NEW" : "BLOCKED");
+		statement.setInt(5, this.maxAttempts);
 	}
 
 	static void validate(@Nullable String queue, @Nullable String businessKey, @Nullable String payload) {
@@ -321,11 +354,24 @@ public final class WorkQueue {
 	 */
 	public FencedWrite complete(Connection connection, QueueMessage message) {
 		Objects.requireNonNull(message, "message must not be null");
-		FencedWrite result = fenced(connection, message, "complete",
-				"UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
-						+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
-				(statement) -> {
-				});
+		FencedWrite result;
+		try {
+			result = Sql.inConnectionTransaction(connection, (transaction) -> {
+				FencedWrite written = fenced(transaction, message, "complete",
+						"UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
+								+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+						(statement) -> {
+						});
+				if (written.isApplied() && message.businessKey() != null) {
+					this.heads.leave(transaction, message.queue(), message.businessKey());
+				}
+				return written;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not complete message " + message.id() + " of queue '" + message.queue()
+					+ "' in " + this.table, ex);
+		}
 		if (result.isApplied()) {
 			notify(() -> this.listener.onCompleted(message.queue()));
 		}
@@ -356,7 +402,20 @@ public final class WorkQueue {
 							statement.setLong(2, message.fence());
 							statement.addBatch();
 						}
-						return statement.executeBatch();
+						int[] counts = statement.executeBatch();
+						// the heads that left their keys, in key order (as enqueues lock them)
+						List<QueueMessage> keyed = new ArrayList<>();
+						for (int i = 0; i < ordered.size(); i++) {
+							if (counts[i] == 1 && ordered.get(i).businessKey() != null) {
+								keyed.add(ordered.get(i));
+							}
+						}
+						keyed.sort(Comparator.comparing((QueueMessage m) -> m.queue())
+							.thenComparing((m) -> Objects.requireNonNull(m.businessKey())));
+						for (QueueMessage message : keyed) {
+							this.heads.leave(connection, message.queue(), Objects.requireNonNull(message.businessKey()));
+						}
+						return counts;
 					}
 				});
 		Map<QueueMessage, Integer> counts = new HashMap<>();
@@ -429,6 +488,39 @@ public final class WorkQueue {
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * Gives a claimed message back after a transient failure that is not the handler's (the database
+	 * rolled the transaction back: a deadlock, a lost connection, a timeout): FAILED, claimable again
+	 * after the backoff, without counting an attempt.
+	 * @param message the claimed message
+	 * @param failure what went wrong, kept as the last error
+	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
+	 */
+	public FencedWrite postpone(QueueMessage message, Throwable failure) {
+		Objects.requireNonNull(message, "message must not be null");
+		Objects.requireNonNull(failure, "failure must not be null");
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
+		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
+		Connection connection = obtain();
+		try {
+			FencedWrite result = fenced(connection, message, "postpone",
+					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
+							+ "available_at = " + this.time.nowPlusMillis() + " WHERE id = ? AND fence = ? AND state = "
+							+ "'IN_PROGRESS'",
+					(statement) -> {
+						statement.setString(1, error);
+						statement.setLong(2, delay);
+					});
+			if (result.isApplied()) {
+				notify(() -> this.listener.onRetryScheduled(message.queue()));
+			}
+			return result;
+		}
+		finally {
+			release(connection);
+		}
 	}
 
 	/**
@@ -609,7 +701,7 @@ public final class WorkQueue {
 					MessageState state = MessageState.valueOf(result.getString(2));
 					long[] perState = counts.computeIfAbsent(queue, (q) -> new long[MessageState.values().length]);
 					perState[state.ordinal()] = result.getLong(3);
-					if (state == MessageState.NEW || state == MessageState.FAILED) {
+					if (state == MessageState.NEW || state == MessageState.FAILED || state == MessageState.BLOCKED) {
 						Instant first = this.time.read(result, 4);
 						oldest.merge(queue, first, (a, b) -> a.isBefore(b) ? a : b);
 					}
@@ -623,8 +715,8 @@ public final class WorkQueue {
 					age = Duration.ZERO;
 				}
 				stats.add(new QueueStats(queue, perState[MessageState.NEW.ordinal()],
-						perState[MessageState.IN_PROGRESS.ordinal()], perState[MessageState.FAILED.ordinal()],
-						perState[MessageState.DEAD.ordinal()], age));
+						perState[MessageState.BLOCKED.ordinal()], perState[MessageState.IN_PROGRESS.ordinal()],
+						perState[MessageState.FAILED.ordinal()], perState[MessageState.DEAD.ordinal()], age));
 			});
 			return stats;
 		});
@@ -681,12 +773,11 @@ public final class WorkQueue {
 	 */
 	public List<BlockedKey> blockedKeys(int limit) {
 		checkLimit(limit);
-		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, (SELECT COUNT(*) FROM "
-				+ this.table + " w WHERE w.queue = h.queue AND w.business_key = h.business_key AND w.state IN ("
-				+ OPEN + ") AND w.id > h.id) FROM " + this.table + " h WHERE h.state IN ('FAILED', 'DEAD') "
-				+ "AND h.business_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + this.table
-				+ " p WHERE p.queue = h.queue AND p.business_key = h.business_key AND p.state IN (" + OPEN
-				+ ") AND p.id < h.id) ORDER BY h.id" + limit();
+		// a FAILED or DEAD message with a key is its key's head; the key's row counts the others
+		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, k.open_count - 1 FROM "
+				+ this.table + " h JOIN " + this.tables.queueKey() + " k ON k.queue = h.queue AND k.business_key = "
+				+ "h.business_key WHERE h.state IN ('FAILED', 'DEAD') AND h.business_key IS NOT NULL ORDER BY h.id"
+				+ limit();
 		return Sql.inTransaction(this.dataSource, "list the blocked keys of " + this.table, (connection) -> {
 			List<BlockedKey> keys = new ArrayList<>();
 			try (PreparedStatement statement = connection.prepareStatement(sql)) {
@@ -695,7 +786,7 @@ public final class WorkQueue {
 					while (result.next()) {
 						keys.add(new BlockedKey(result.getString(1), result.getString(2), result.getLong(3),
 								MessageState.valueOf(result.getString(4)), result.getInt(5), result.getString(6),
-								result.getLong(7)));
+								Math.max(0, result.getLong(7))));
 					}
 				}
 			}
@@ -747,8 +838,33 @@ public final class WorkQueue {
 	 * @return {@code false} if there is no DEAD message with this id
 	 */
 	public boolean discard(long id) {
-		boolean discarded = update("discard dead message " + id,
-				"DELETE FROM " + this.table + " WHERE id = ? AND state = 'DEAD'", id) == 1;
+		boolean discarded = Sql.inTransaction(this.dataSource, "discard dead message " + id + " in " + this.table,
+				(connection) -> {
+					String queue;
+					String key;
+					try (PreparedStatement statement = connection.prepareStatement("SELECT queue, business_key FROM "
+							+ this.table + " WHERE id = ? AND state = 'DEAD' FOR UPDATE")) {
+						statement.setLong(1, id);
+						try (ResultSet row = statement.executeQuery()) {
+							if (!row.next()) {
+								return false;
+							}
+							queue = row.getString(1);
+							key = row.getString(2);
+						}
+					}
+					try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + this.table
+							+ " WHERE id = ? AND state = 'DEAD'")) {
+						statement.setLong(1, id);
+						if (statement.executeUpdate() != 1) {
+							return false;
+						}
+					}
+					if (key != null) {
+						this.heads.leave(connection, queue, key);
+					}
+					return true;
+				});
 		if (discarded) {
 			logger.info("Dead message {} of {} discarded by an operator", id, this.table);
 		}

@@ -301,7 +301,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(attempts).hasValue(3);
 		assertThat(listener.retries.sum()).isEqualTo(2);
 		assertThat(listener.dead.sum()).isOne();
-		assertThat(queue.entry(behind).orElseThrow().state()).isEqualTo(MessageState.NEW);
+		assertThat(queue.entry(behind).orElseThrow().state()).isEqualTo(MessageState.BLOCKED);
 		assertThat(queue.entries(MessageState.DEAD, 100)).extracting(QueueEntry::id).contains(poison);
 		List<BlockedKey> blocked = queue.blockedKeys(100)
 			.stream()
@@ -318,7 +318,8 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			.singleElement()
 			.satisfies((stats) -> {
 				assertThat(stats.dead()).isOne();
-				assertThat(stats.ready()).isOne();
+				assertThat(stats.ready()).isZero();
+				assertThat(stats.blocked()).isOne();
 				assertThat(stats.backlog()).isOne();
 				assertThat(stats.oldestWaiting()).isNotNull();
 			});
@@ -558,6 +559,219 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(queue.renewLeases(List.of(first))).as("the stale claim").containsExactly(first);
 		assertThat(queue.renewLeases(List.of(again))).isEmpty();
 		assertThat(queue.complete(again)).isEqualTo(FencedWrite.APPLIED);
+	}
+
+	/**
+	 * Issue 16, defect 1: thousands of messages queued behind one stuck (DEAD) business key must not
+	 * hide the claimable messages enqueued after them.
+	 */
+	@Test
+	void messagesQueuedBehindAStuckKeyDoNotHideTheClaimableMessagesAfterThem() {
+		WorkQueue queue = queue("a").maxAttempts(1).build();
+		queue.enqueue(this.queueName, "stuck", "head");
+		List<NewMessage> behind = new ArrayList<>();
+		for (int i = 0; i < 6000; i++) {
+			behind.add(new NewMessage("stuck", "behind " + i));
+		}
+		queue.enqueueAll(this.queueName, behind);
+		queue.enqueueAll(this.queueName, List.of(new NewMessage("free-1", "free 1"), new NewMessage(null, "free 2"),
+				new NewMessage("free-3", "free 3")));
+		QueueMessage head = queue.claim(this.queueName, 1).get(0);
+		assertThat(head.payload()).isEqualTo("head");
+		assertThat(queue.fail(head, new IllegalStateException("poison"))).isEqualTo(FencedWrite.APPLIED);
+		assertThat(queue.entry(head.id()).orElseThrow().state()).isEqualTo(MessageState.DEAD);
+		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::payload)
+			.as("claimable behind 6,000 messages of a dead key")
+			.containsExactlyInAnyOrder("free 1", "free 2", "free 3");
+	}
+
+	/**
+	 * Issue 16, defect 2: the rows a claim reads do not grow with the messages blocked behind their
+	 * keys (measured by the database's EXPLAIN ANALYZE on PostgreSQL, by the session's handler read
+	 * counters on MariaDB; H2 has no such count and is covered by the test above).
+	 */
+	@Test
+	void theRowsAClaimReadsDoNotGrowWithTheMessagesBlockedBehindTheirKeys() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeTrue(database().dialect() != Dialect.H2, "no read counters on H2");
+		WorkQueue queue = queue("a").build();
+		List<NewMessage> messages = new ArrayList<>();
+		for (int key = 0; key < 100; key++) {
+			messages.add(new NewMessage("key-" + key, "head " + key));
+		}
+		queue.enqueueAll(this.queueName, messages);
+		// every head in progress: nothing else of these keys may be claimed
+		assertThat(queue.claim(this.queueName, 100)).hasSize(100);
+		for (int i = 0; i < 10; i++) {
+			queue.enqueue(this.queueName, null, "claimable " + i);
+		}
+		long before = rowsReadByAClaim(queue);
+		queue.claim(this.queueName, 10).forEach(queue::complete);
+		messages.clear();
+		for (int i = 0; i < 20_000; i++) {
+			messages.add(new NewMessage("key-" + (i % 100), "blocked " + i));
+			if (messages.size() == 1000) {
+				queue.enqueueAll(this.queueName, messages);
+				messages.clear();
+			}
+		}
+		// claimable messages enqueued after the blocked ones
+		for (int i = 0; i < 10; i++) {
+			queue.enqueue(this.queueName, null, "claimable later " + i);
+		}
+		long after = rowsReadByAClaim(queue);
+		assertThat(after).as("rows read by a claim of 10 with 20,000 blocked messages (%d without)", before)
+			.isLessThan(Math.max(2 * before, 200));
+	}
+
+	/**
+	 * Messages enqueued while the heads of their keys complete (the race of the key heads): none is
+	 * left BLOCKED without a head, none runs beside another of its key, all run in enqueue order.
+	 */
+	@Test
+	void enqueuesRacingWithCompletionsOfTheSameKeysLeaveNoMessageBehind() throws Exception {
+		int perProducer = 1000;
+		int keys = 20;
+		Map<String, List<Long>> orderPerKey = new ConcurrentHashMap<>();
+		Map<String, AtomicInteger> runningPerKey = new ConcurrentHashMap<>();
+		AtomicInteger overlaps = new AtomicInteger();
+		QueueHandler handler = (message) -> {
+			AtomicInteger running = runningPerKey.computeIfAbsent(message.businessKey(), (k) -> new AtomicInteger());
+			if (running.incrementAndGet() > 1) {
+				overlaps.incrementAndGet();
+			}
+			orderPerKey.computeIfAbsent(message.businessKey(), (k) -> new java.util.concurrent.CopyOnWriteArrayList<>())
+				.add(message.id());
+			running.decrementAndGet();
+		};
+		try (QueueWorkers a = workers(queue("a").build(), handler, 3);
+				QueueWorkers b = workers(queue("b").build(), handler, 3)) {
+			a.start();
+			b.start();
+			List<Thread> producers = new ArrayList<>();
+			for (int p = 0; p < 2; p++) {
+				int producer = p;
+				WorkQueue queue = queue("producer-" + p).build();
+				producers.add(new Thread(() -> {
+					for (int i = 0; i < perProducer; i++) {
+						// each key has one producer, which enqueues its messages in order
+						queue.enqueue(this.queueName, "key-" + (2 * (i % (keys / 2)) + producer), "m" + i);
+					}
+				}));
+			}
+			producers.forEach(Thread::start);
+			for (Thread producer : producers) {
+				producer.join();
+			}
+			Awaitility.await("all " + 2 * perProducer + " messages done")
+				.atMost(Duration.ofMinutes(2))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> count(MessageState.DONE) == 2L * perProducer);
+		}
+		assertThat(overlaps).hasValue(0);
+		assertThat(orderPerKey).hasSize(keys);
+		for (List<Long> ids : orderPerKey.values()) {
+			assertThat(ids).isSorted().doesNotHaveDuplicates();
+		}
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue_key WHERE queue = '" + this.queueName + "'"))
+			.as("key rows left").isZero();
+	}
+
+	private long rowsReadByAClaim(WorkQueue queue) throws Exception {
+		analyze();
+		if (database().dialect() == Dialect.POSTGRESQL) {
+			return dev.polling.jdbc.test.QueryPlans.rowsRead(database(), queue.claimSql(), "probe", 30_000L,
+					this.queueName, 10);
+		}
+		// MariaDB: the claim on one connection, its reads counted by the session's handler counters
+		try (java.sql.Connection connection = database().connect()) {
+			WorkQueue probe = WorkQueue.builder(new SingleConnection(connection)).instanceId("probe").build();
+			long start = handlerReads(connection);
+			List<QueueMessage> claimed = probe.claim(this.queueName, 10);
+			long reads = handlerReads(connection) - start;
+			claimed.forEach(probe::release);
+			return reads;
+		}
+	}
+
+	private void analyze() {
+		database().execute((database().dialect() == Dialect.POSTGRESQL) ? "ANALYZE polling_queue"
+				: "ANALYZE TABLE polling_queue");
+	}
+
+	private static long handlerReads(java.sql.Connection connection) throws java.sql.SQLException {
+		try (java.sql.Statement statement = connection.createStatement();
+				java.sql.ResultSet result = statement.executeQuery("SHOW SESSION STATUS LIKE 'Handler_read%'")) {
+			long reads = 0;
+			while (result.next()) {
+				reads += result.getLong(2);
+			}
+			return reads;
+		}
+	}
+
+	/** One open connection handed out again and again (never closed by the borrower). */
+	private static final class SingleConnection implements DataSource {
+
+		private final java.sql.Connection connection;
+
+		SingleConnection(java.sql.Connection connection) {
+			this.connection = connection;
+		}
+
+		@Override
+		public java.sql.Connection getConnection() {
+			return (java.sql.Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+					new Class<?>[] { java.sql.Connection.class }, (proxy, method, args) -> {
+						if (method.getName().equals("close")) {
+							return null;
+						}
+						try {
+							return method.invoke(this.connection, args);
+						}
+						catch (java.lang.reflect.InvocationTargetException ex) {
+							throw ex.getCause();
+						}
+					});
+		}
+
+		@Override
+		public java.sql.Connection getConnection(String username, String password) {
+			return getConnection();
+		}
+
+		@Override
+		public java.io.PrintWriter getLogWriter() {
+			return null;
+		}
+
+		@Override
+		public void setLogWriter(java.io.PrintWriter out) {
+		}
+
+		@Override
+		public void setLoginTimeout(int seconds) {
+		}
+
+		@Override
+		public int getLoginTimeout() {
+			return 0;
+		}
+
+		@Override
+		public java.util.logging.Logger getParentLogger() {
+			return java.util.logging.Logger.getGlobal();
+		}
+
+		@Override
+		public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
+			throw new java.sql.SQLException("not a wrapper");
+		}
+
+		@Override
+		public boolean isWrapperFor(Class<?> type) {
+			return false;
+		}
+
 	}
 
 	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {
