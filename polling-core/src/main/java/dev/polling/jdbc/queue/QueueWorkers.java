@@ -1,6 +1,7 @@
 package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.FencedWrite;
+import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * handler returned, before the worker takes the next message (one commit per message, so a crash
  * re-runs at most the handlers that were running). {@link Builder#batchCompletions} trades that for
  * fewer commits, for idempotent handlers only. One that throws fails it (retry with backoff, dead on
- * the last attempt). A completion rejected by the fence (this instance lost the claim while the handler
+ * the last attempt); a transient database error (deadlock, serialization failure, lost connection,
+ * timeout), in the handler or in the completion, puts the message back after the backoff without
+ * counting an attempt. A completion rejected by the fence (this instance lost the claim while the handler
  * ran) is counted by the queue's listener and logged at debug level, never thrown. When the fetcher
  * or a write fails because the database is unavailable, it logs once per outage and tries again;
  * messages whose completion could not be written are recovered after their lease expires.
@@ -360,7 +363,7 @@ public final class QueueWorkers implements AutoCloseable {
 				handler.handle(message);
 			}
 			catch (Exception | Error ex) {
-				fail(message, ex);
+				failOrPostpone(message, ex);
 				return false;
 			}
 			if (this.batchCompletions) {
@@ -393,13 +396,33 @@ public final class QueueWorkers implements AutoCloseable {
 			// counted by the queue's listener; the message belongs to another claim now
 		}
 		catch (HandlerFailure ex) {
-			fail(message, ex.getCause());
+			failOrPostpone(message, ex.getCause());
 		}
 		catch (RuntimeException | Error ex) {
-			// completion or commit failed: try to record it as a failed attempt
-			fail(message, ex);
+			// completion or commit failed: a failed attempt, unless the database failed transiently
+			failOrPostpone(message, ex);
 		}
 		return false;
+	}
+
+	/**
+	 * A transient database error (deadlock, serialization failure, lost connection, timeout) is no
+	 * failed attempt: the message is tried again after the backoff without using one up.
+	 */
+	private void failOrPostpone(QueueMessage message, Throwable failure) {
+		if (!Failures.isTransient(failure)) {
+			fail(message, failure);
+			return;
+		}
+		logger.debug("Message {} of queue '{}' met a transient database error; tried again without counting an "
+				+ "attempt", message.id(), message.queue(), failure);
+		try {
+			this.queue.postpone(message, failure);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not put message {} of queue '{}' back after a transient database error; it is retried "
+					+ "after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+		}
 	}
 
 	private void fail(QueueMessage message, Throwable failure) {

@@ -774,6 +774,25 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 
 	}
 
+	@Test
+	void aTransientDatabaseErrorIsNoFailedAttempt() {
+		WorkQueue queue = queue("a").maxAttempts(1).build();
+		long id = queue.enqueue(this.queueName, null, "meets a deadlock once");
+		List<Integer> attempts = new java.util.concurrent.CopyOnWriteArrayList<>();
+		try (QueueWorkers workers = QueueWorkers.builder(queue).threads(1).pollInterval(Duration.ofMillis(20))
+			.subscribe(this.queueName, (message) -> {
+				attempts.add(message.attempt());
+				if (attempts.size() == 1) {
+					throw new java.sql.SQLTransactionRollbackException("deadlock detected", "40P01");
+				}
+			})
+			.build()) {
+			workers.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+		}
+		assertThat(attempts).containsExactly(1, 1);
+	}
+
 	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {
 		return QueueWorkers.builder(queue).threads(threads).pollInterval(Duration.ofMillis(100))
 			.subscribe(this.queueName, handler)
