@@ -123,8 +123,8 @@ public final class JobsBenchmark {
 				sorted[(int) Math.ceil(sorted.length * 0.99) - 1], sorted[sorted.length - 1],
 				backlog.stream().mapToLong(Long::longValue).max().orElse(0));
 		JobScheduler.JobStats stats = observer.stats();
-		System.out.printf("jobs: dispatched %d, failed %d, still scheduled %d; duplicates started: %d%n", stats.dispatched(), stats.failed(),
-				stats.scheduled(), Math.max(0, started.get() - jobs));
+		System.out.printf("jobs: retried %d, failed %d, still scheduled %d; duplicates started: %d%n", stats.retrying(),
+				stats.failed(), stats.scheduled(), Math.max(0, started.get() - jobs));
 	}
 
 	private static long databaseNowMillis(HikariDataSource pool) throws Exception {

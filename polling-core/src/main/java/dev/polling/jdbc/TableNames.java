@@ -72,6 +72,15 @@ public record TableNames(String prefix) {
 	}
 
 	/**
+	 * The table of business keys with open messages in the work queue: one row per queue and key,
+	 * counting its open messages; the lock that orders enqueues and completions of one key.
+	 * @return e.g. {@code polling_queue_key}
+	 */
+	public String queueKey() {
+		return this.prefix + "queue_key";
+	}
+
+	/**
 	 * The scheduled jobs table.
 	 * @return e.g. {@code polling_job}
 	 */

@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
 
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.PollingManager;
+import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
@@ -67,6 +69,8 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	private final String updateSql;
 
 	private final String releaseSql;
+
+	private final String holderSql;
 
 	private final Set<String> ensured = ConcurrentHashMap.newKeySet();
 
@@ -125,6 +129,12 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				+ wait;
 		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + this.time.now() + " WHERE cluster_id = ?";
 		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ?";
+		// a shared lock (H2 has none: an exclusive one), so that a takeover waits for the fenced transaction
+		this.holderSql = "SELECT holder, epoch FROM " + table + " WHERE cluster_id = ?" + switch (dialect) {
+			case POSTGRESQL -> " FOR SHARE";
+			case MARIADB -> " LOCK IN SHARE MODE WAIT " + this.lockTimeoutSeconds;
+			case H2 -> " FOR UPDATE WAIT " + this.lockTimeoutSeconds;
+		};
 	}
 
 	@Override
@@ -207,6 +217,68 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			logger.warn("Cluster '{}': could not release it in the database ({}); a peer takes over after the failover period",
 					cluster.id(), ex.getMessage());
 		}
+	}
+
+	/**
+	 * Fencing: checks, inside the caller's transaction, that the instance still holds the cluster
+	 * with the epoch it was granted, and keeps it so until that transaction ends. The cluster's row is
+	 * read with a shared lock (on H2 an exclusive one), so an instance taking the cluster over waits
+	 * for this transaction: the writes after the check commit only while the hold is current. Call it
+	 * first in the transaction whose writes must not outlive the hold, and keep that transaction
+	 * shorter than the lock timeout (other instances' decisions wait for it). Waits for the row at most
+	 * the lock timeout.
+	 * @param connection the connection of the caller's transaction (auto-commit off)
+	 * @param clusterId the cluster
+	 * @param instanceId this instance
+	 * @param epoch the epoch of this instance's grant ({@code PollingManager.fencingToken})
+	 * @throws LostHoldException if another instance holds the cluster, nobody does, or the epoch moved on
+	 * @throws SQLException if the row cannot be read (e.g. the lock timeout passed)
+	 */
+	public void assertStillHolder(Connection connection, String clusterId, String instanceId, long epoch)
+			throws SQLException {
+		Objects.requireNonNull(connection, "connection must not be null");
+		validate(clusterId, instanceId);
+		try (PreparedStatement statement = connection.prepareStatement(this.holderSql)) {
+			statement.setQueryTimeout(this.lockTimeoutSeconds);
+			statement.setString(1, clusterId);
+			try (ResultSet row = statement.executeQuery()) {
+				if (!row.next()) {
+					throw new LostHoldException(clusterId, instanceId, epoch, null, -1);
+				}
+				String holder = row.getString(1);
+				long current = row.getLong(2);
+				if (!instanceId.equals(holder) || current != epoch) {
+					throw new LostHoldException(clusterId, instanceId, epoch, holder, current);
+				}
+			}
+		}
+	}
+
+	/**
+	 * The {@link HoldCheck} of a grant, for writes made under it.
+	 * @param clusterId the cluster
+	 * @param instanceId this instance
+	 * @param epoch the epoch of this instance's grant
+	 * @return the check, see {@link #assertStillHolder}
+	 */
+	public HoldCheck holdCheck(String clusterId, String instanceId, long epoch) {
+		return (connection) -> assertStillHolder(connection, clusterId, instanceId, epoch);
+	}
+
+	/**
+	 * The {@link HoldCheck} of this instance's current grant of a cluster the manager coordinates
+	 * through this coordinator, for the writes of a cycle ({@code runIfGranted}).
+	 * @param manager the polling manager
+	 * @param clusterId the cluster
+	 * @return the check
+	 * @throws IllegalStateException if the manager holds no grant of the cluster from a coordinator
+	 */
+	public HoldCheck holdCheck(PollingManager manager, String clusterId) {
+		long epoch = manager.fencingToken(clusterId).orElseThrow(() -> new IllegalStateException("Cluster '"
+				+ clusterId + "' has no fencing token: it is not coordinated through the database, or this "
+				+ "instance has not been granted it; call holdCheck inside runIfGranted of a cluster with "
+				+ "coordination jdbc"));
+		return holdCheck(clusterId, manager.settings().instanceId(), epoch);
 	}
 
 	@Override

@@ -4,15 +4,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link DeliveryGuard} in the background on daemon threads: each delivers due messages of
  * every registered destination (each message claimed right before its send, so threads never send
- * the same message), waits {@code pollInterval} when there was nothing to send; the first thread
- * also recovers expired leases every {@code recoverInterval}. A failing database is logged once per
+ * the same message), waits {@code pollInterval} when there was nothing to send; a thread of its own
+ * recovers expired leases every {@code recoverInterval}, so a slow or hanging send never holds the
+ * recovery back. A failing database is logged once per
  * outage and tried again. One thread is enough when sends are quick; with slow destinations (an SMTP
  * session, an HTTP call of tens of milliseconds) more threads deliver more per second.
  */
@@ -38,6 +43,8 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	private volatile boolean running;
 
 	private final List<Thread> started = new ArrayList<>();
+
+	private @Nullable ScheduledExecutorService recovery;
 
 	private final AtomicBoolean failing = new AtomicBoolean();
 
@@ -89,12 +96,19 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		}
 		this.running = true;
 		for (int i = 0; i < this.threads; i++) {
-			boolean recovers = i == 0;
-			Thread thread = new Thread(() -> run(recovers), (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1));
+			Thread thread = new Thread(this::run, (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1));
 			thread.setDaemon(true);
 			this.started.add(thread);
 			thread.start();
 		}
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "polling-delivery-recovery");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = Math.max(1, this.recoverInterval.toMillis());
+		executor.scheduleWithFixedDelay(this::recover, millis, millis, TimeUnit.MILLISECONDS);
+		this.recovery = executor;
 	}
 
 	/**
@@ -103,6 +117,10 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	 */
 	public synchronized void stop(Duration timeout) {
 		this.running = false;
+		if (this.recovery != null) {
+			this.recovery.shutdownNow();
+			this.recovery = null;
+		}
 		wakeUp();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		for (Thread thread : this.started) {
@@ -144,15 +162,22 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		}
 	}
 
-	private void run(boolean recovers) {
-		long lastRecovery = System.nanoTime();
+	private void recover() {
+		try {
+			this.guard.recoverExpired();
+		}
+		catch (RuntimeException ex) {
+			if (this.failing.compareAndSet(false, true)) {
+				logger.warn("Recovering expired sends failed; trying again every {}: {}", this.recoverInterval,
+						ex.getMessage());
+			}
+		}
+	}
+
+	private void run() {
 		while (this.running) {
 			int attempted = 0;
 			try {
-				if (recovers && System.nanoTime() - lastRecovery >= this.recoverInterval.toNanos()) {
-					lastRecovery = System.nanoTime();
-					this.guard.recoverExpired();
-				}
 				attempted = this.guard.deliverDue(this.batchSize);
 				if (this.failing.compareAndSet(true, false)) {
 					logger.info("Delivering outgoing messages works again");

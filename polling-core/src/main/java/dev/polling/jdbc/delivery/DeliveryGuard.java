@@ -9,6 +9,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -118,8 +119,7 @@ public final class DeliveryGuard {
 		this.listener = builder.listener;
 		this.destinations = Map.copyOf(builder.destinations);
 		this.table = this.tables.delivery();
-		this.rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", null, List.of(),
-				COLUMNS);
+		this.rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", COLUMNS);
 	}
 
 	/**
@@ -314,7 +314,9 @@ public final class DeliveryGuard {
 
 	private FencedWrite post(Delivery delivery, String state, @Nullable String error, long delayMillis) {
 		boolean finished = !state.equals("FAILED");
-		String sql = "UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
+		// an attempt counts when it failed (definitely, or with an unknown outcome), not when it was claimed
+		String counted = state.equals("DELIVERED") ? "" : "attempts = attempts + 1, ";
+		String sql = "UPDATE " + this.table + " SET state = ?, " + counted + "owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
 				+ "last_error), available_at = " + this.time.nowPlusMillis() + ", finished_at = "
 				+ (finished ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'SENDING'";
 		int updated = Sql.inTransaction(this.dataSource, "record the outcome of delivery " + delivery.id(),
@@ -339,14 +341,15 @@ public final class DeliveryGuard {
 
 	private Delivery map(ResultSet result) throws SQLException {
 		return new Delivery(result.getLong("id"), result.getString("destination"), result.getString("idempotency_key"),
-				result.getString("payload"), result.getInt("attempts"), result.getInt("max_attempts"),
+				result.getString("payload"), result.getInt("attempts") + 1, result.getInt("max_attempts"),
 				result.getLong("fence"), this.time.read(result, result.findColumn("created_at")));
 	}
 
 	/**
 	 * Recovers SENDING messages whose lease expired (the sending instance crashed, froze or could not
 	 * record the outcome): IN_DOUBT, or, for destinations this guard knows as idempotent, FAILED and
-	 * due at once (DEAD on the last attempt). Bumps the fence so a late post-update is rejected.
+	 * due at once (an expired lease is not counted as an attempt). Bumps the fence so a late
+	 * post-update is rejected.
 	 * @return how many were recovered
 	 */
 	public int recoverExpired() {
@@ -363,10 +366,9 @@ public final class DeliveryGuard {
 				(connection) -> {
 					int resend = 0;
 					if (!idempotent.isEmpty()) {
-						String dead = "attempts >= max_attempts";
+						// not counted as an attempt: the sending instance crashed or froze, the send did not fail
 						try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-								+ " SET state = CASE WHEN " + dead + " THEN 'DEAD' ELSE 'FAILED' END, finished_at = CASE WHEN "
-								+ dead + " THEN " + now + " ELSE NULL END, last_error = CONCAT('lease of ', owner, "
+								+ " SET state = 'FAILED', finished_at = NULL, last_error = CONCAT('lease of ', owner, "
 								+ "' expired during the send; sent again with the same key (idempotent destination)'), "
 								+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now + " WHERE "
 								+ expired + " AND " + in)) {
@@ -518,6 +520,28 @@ public final class DeliveryGuard {
 		return update("retry delivery " + id, "UPDATE " + this.table + " SET state = 'PENDING', attempts = 0, "
 				+ "finished_at = NULL, fence = fence + 1, available_at = " + this.time.now()
 				+ " WHERE id = ? AND state = 'DEAD'", id) == 1;
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches of 1000.
+	 * @param retention how long delivered messages are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches, each in a
+	 * transaction of its own. Undelivered messages (pending, failed, in doubt, dead) are kept. Safe
+	 * on several instances at once.
+	 * @param retention how long delivered messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DELIVERED' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
 	}
 
 	private int update(String what, String sql, long id) {

@@ -46,7 +46,9 @@ public final class Arguments {
 	}
 
 	/**
-	 * Checks a payload: not null, at most {@code maxLength} characters.
+	 * Checks a payload: not null, at most {@code maxLength} characters, no NUL character (U+0000:
+	 * PostgreSQL cannot store it in text and aborts the caller's transaction; refused on every
+	 * database alike).
 	 * @param name the argument's name
 	 * @param value the value
 	 * @param maxLength the longest accepted length
@@ -59,6 +61,12 @@ public final class Arguments {
 		if (value.length() > maxLength) {
 			throw new IllegalArgumentException(name + " is " + value.length() + " characters long, the limit is "
 					+ maxLength + ": store large content elsewhere (a table, a file store) and pass its id");
+		}
+		int nul = value.indexOf('\u0000');
+		if (nul >= 0) {
+			throw new IllegalArgumentException(name + " (length " + value.length() + ") contains the character U+0000 "
+					+ "(NUL) at index " + nul + ", which text columns cannot store: remove it, or encode binary "
+					+ "content as text (e.g. Base64) before passing it");
 		}
 		return value;
 	}

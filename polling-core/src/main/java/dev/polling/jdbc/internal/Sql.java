@@ -104,6 +104,37 @@ public final class Sql {
 	}
 
 	/**
+	 * Runs work on a connection as one transaction: in the connection's transaction when it has one
+	 * (auto-commit off, e.g. a connection bound to the caller's transaction), else in a local
+	 * transaction that commits before this returns, so that several statements never commit one by
+	 * one.
+	 * @param <T> the result type
+	 * @param connection the connection
+	 * @param work the work
+	 * @return the work's result
+	 * @throws SQLException on failure (a local transaction is rolled back)
+	 */
+	public static <T> T inConnectionTransaction(Connection connection, Work<T> work) throws SQLException {
+		if (!connection.getAutoCommit()) {
+			return work.run(connection);
+		}
+		connection.setAutoCommit(false);
+		try {
+			planForActualParameters(connection);
+			T result = work.run(connection);
+			connection.commit();
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			rollback(connection, ex);
+			throw ex;
+		}
+		finally {
+			connection.setAutoCommit(true);
+		}
+	}
+
+	/**
 	 * On PostgreSQL 12 and later, plans the statements of the connection's current transaction for
 	 * their actual parameters and the table's current size ({@code SET LOCAL plan_cache_mode =
 	 * force_custom_plan}); elsewhere, or outside a transaction, does nothing.

@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,12 +22,17 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue;
 
@@ -33,12 +40,18 @@ import dev.polling.jdbc.queue.WorkQueue;
  * Persistent jobs due at a time (seed 002: "check the order in 30 minutes"). {@link #schedule}
  * writes a row in the caller's transaction (a rolled-back transaction schedules nothing); jobs
  * survive restarts and redeploys because they live in the database. {@link #dispatchDue} moves due
- * jobs into the {@link WorkQueue} in one transaction of its own (rows locked, skipped by concurrent
- * dispatchers where the database can), so each job becomes exactly one queue message; workers on
- * every instance then execute them with the queue's leases, retries and fencing. Call it on one
- * instance, the holder of a polling cluster, on a timer; concurrent calls are safe, just wasteful.
- * When a batch fails, each of its jobs is tried in a transaction of its own, and a job that still
- * fails is marked FAILED with its error, so one poisoned job never holds back the others.
+ * jobs into the {@link WorkQueue} in one transaction of its own, so each job becomes exactly one
+ * queue message; workers on every instance then execute them with the queue's leases, retries and
+ * fencing. Call it on one instance, the holder of a polling cluster, on a timer. Dispatch rounds
+ * never overlap, on any number of instances: each transaction of a round first locks the row
+ * {@value #DISPATCH_LOCK} of the coordination table, and a round that finds it locked returns at
+ * once without moving anything. Within a business id, jobs are moved in due order (due time, then
+ * id), and a job waiting for another attempt holds back the younger jobs of its business id.
+ * When a batch fails, each of its jobs is tried in a transaction of its own; a job that still
+ * fails stays SCHEDULED and is tried again after a backoff (its attempts and last error are kept),
+ * so one poisoned job never holds back the others and no database error, transient or not, loses a
+ * job. A job ends FAILED only when its handler fails for good (its queue message goes DEAD); an
+ * operator {@link #requeue requeues} it.
  *
  * <p>Due times are database time when given as a delay ({@link #schedule(String, String, Duration,
  * String)}); an absolute {@link Instant} is compared with the database's clock.
@@ -52,6 +65,14 @@ public final class JobScheduler {
 
 	private static final int MAX_ERROR_LENGTH = 1000;
 
+	/**
+	 * The row of the coordination table that every dispatch transaction locks first, so that
+	 * dispatch rounds never overlap.
+	 */
+	public static final String DISPATCH_LOCK = "polling.jobs.dispatch";
+
+	private volatile boolean dispatchLockInPlace;
+
 	private final ConnectionProvider connections;
 
 	private final DataSource dataSource;
@@ -64,13 +85,25 @@ public final class JobScheduler {
 
 	private final String table;
 
-	private JobScheduler(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
-		this.dataSource = dataSource;
-		this.connections = connections;
+	private final Backoff backoff;
+
+	private JobScheduler(Builder builder, Dialect dialect) {
+		this.dataSource = builder.dataSource;
+		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
 		this.dialect = dialect;
-		this.tables = tables;
+		this.tables = builder.tables;
 		this.time = new DatabaseTime(dialect);
-		this.table = tables.job();
+		this.table = this.tables.job();
+		this.backoff = builder.backoff;
+	}
+
+	/**
+	 * Starts building a scheduler on a data source.
+	 * @param dataSource the data source
+	 * @return the builder
+	 */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
 	}
 
 	/**
@@ -84,9 +117,7 @@ public final class JobScheduler {
 	 * @return the scheduler
 	 */
 	public static JobScheduler create(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
-		return new JobScheduler(Objects.requireNonNull(dataSource, "dataSource must not be null"),
-				Objects.requireNonNull(connections, "connections must not be null"), Objects.requireNonNull(dialect, "dialect must not be null"),
-				Objects.requireNonNull(tables, "tables must not be null"));
+		return builder(dataSource).connections(connections).dialect(dialect).tables(tables).build();
 	}
 
 	/**
@@ -95,7 +126,7 @@ public final class JobScheduler {
 	 * @return the scheduler
 	 */
 	public static JobScheduler create(DataSource dataSource) {
-		return create(dataSource, ConnectionProvider.of(dataSource), Dialect.detect(dataSource), TableNames.defaults());
+		return builder(dataSource).build();
 	}
 
 	// ---- scheduling, in the caller's transaction
@@ -130,9 +161,10 @@ public final class JobScheduler {
 	}
 
 	/**
-	 * Schedules a job after a delay unless one for the same queue and business id was ever
-	 * scheduled with this method and is still scheduled or dispatched (uniqueness per queue and
-	 * business id). Never aborts the caller's transaction.
+	 * Schedules a job after a delay unless one scheduled with this method for the same queue and
+	 * business id still waits (scheduled, not yet dispatched or cancelled): at most one waiting job
+	 * per queue and business id. Once that job is dispatched, the id may be scheduled again. Never
+	 * aborts the caller's transaction.
 	 * @return the job id, or empty when such a job exists
 	 */
 	public Optional<Long> scheduleOnce(String queue, String businessId, Duration delay, String payload) {
@@ -149,7 +181,8 @@ public final class JobScheduler {
 	 */
 	public int cancel(String queue, String businessId) {
 		validate(queue, businessId, "");
-		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
+		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL, finished_at = " + this.time.now()
+				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
 				(statement) -> {
 					statement.setString(1, queue);
 					statement.setString(2, businessId);
@@ -216,19 +249,40 @@ public final class JobScheduler {
 
 	/**
 	 * Moves up to {@code limit} due jobs into the work queue, oldest due first, in one transaction;
-	 * if that fails, one transaction per job, marking jobs that still fail as FAILED.
+	 * if that fails, one transaction per job. A job that still fails stays SCHEDULED and is tried
+	 * again after the backoff (attempts and last error recorded); nothing is lost.
 	 * @param queue the work queue
 	 * @param limit the most jobs to move, 1 to 10,000
 	 * @return what happened
 	 */
 	public DispatchResult dispatchDue(WorkQueue queue, int limit) {
+		return dispatchDue(queue, limit, HoldCheck.NONE);
+	}
+
+	/**
+	 * Moves due jobs like {@link #dispatchDue(WorkQueue, int)}, under a hold: every dispatch
+	 * transaction runs the check first, so that an instance that lost its hold (another took over)
+	 * moves nothing more.
+	 * @param queue the work queue
+	 * @param limit the most jobs to move, 1 to 10,000
+	 * @param hold the check, e.g. {@link dev.polling.jdbc.coordination.JdbcCoordinator#holdCheck}
+	 * @return what happened
+	 * @throws LostHoldException if the hold is lost (nothing of that transaction is written)
+	 */
+	public DispatchResult dispatchDue(WorkQueue queue, int limit, HoldCheck hold) {
 		Objects.requireNonNull(queue, "queue must not be null");
+		Objects.requireNonNull(hold, "hold must not be null");
 		if (limit < 1 || limit > 10_000) {
 			throw new IllegalArgumentException("limit " + limit + " is out of range: pass 1 to 10000");
 		}
-		List<Long> ids;
+		ensureDispatchLock();
+		List<DueJob> listed;
 		try {
 			return Sql.inTransaction(this.dataSource, "dispatch due jobs", (connection) -> {
+				if (!lockDispatch(connection)) {
+					return DispatchResult.NONE;
+				}
+				hold.assertStillHolder(connection);
 				List<DueJob> due = lockDue(connection, limit, null);
 				for (DueJob job : due) {
 					dispatch(connection, queue, job);
@@ -236,41 +290,117 @@ public final class JobScheduler {
 				return new DispatchResult(due.size(), 0, due.stream().map(DueJob::delayMillis).toList());
 			});
 		}
+		catch (LostHoldException ex) {
+			throw ex;
+		}
 		catch (RuntimeException ex) {
 			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
-			ids = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null).stream().map(DueJob::id).toList());
+			listed = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null));
 		}
 		int dispatched = 0;
-		int failed = 0;
+		int postponed = 0;
 		List<Long> delays = new ArrayList<>();
-		for (long id : ids) {
+		// a job that fails holds back the younger jobs of its business id, in this round too
+		Set<List<String>> held = new HashSet<>();
+		for (DueJob job : listed) {
+			List<String> key = List.of(job.queue(), job.businessId());
+			if (held.contains(key)) {
+				continue;
+			}
+			long id = job.id();
 			try {
-				Optional<Long> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+				Optional<Optional<Long>> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+					if (!lockDispatch(connection)) {
+						return Optional.<Optional<Long>>empty();
+					}
+					hold.assertStillHolder(connection);
 					List<DueJob> one = lockDue(connection, 1, id);
 					if (one.isEmpty()) {
-						return Optional.<Long>empty();
+						return Optional.of(Optional.<Long>empty());
 					}
 					dispatch(connection, queue, one.get(0));
-					return Optional.of(one.get(0).delayMillis());
+					return Optional.of(Optional.of(one.get(0).delayMillis()));
 				});
-				if (delay.isPresent()) {
+				if (delay.isEmpty()) {
+					break; // another dispatcher is at work
+				}
+				if (delay.get().isPresent()) {
 					dispatched++;
-					delays.add(delay.get());
+					delays.add(delay.get().get());
+				}
+				else {
+					held.add(key);
 				}
 			}
+			catch (LostHoldException ex) {
+				throw ex;
+			}
 			catch (RuntimeException ex) {
-				failed++;
-				markFailed(id, ex);
+				postponed++;
+				held.add(key);
+				postpone(id, ex);
 			}
 		}
-		return new DispatchResult(dispatched, failed, delays);
+		return new DispatchResult(dispatched, postponed, delays);
 	}
 
+	/** Inserts the dispatch lock row if it is missing, once per scheduler. */
+	private void ensureDispatchLock() {
+		if (this.dispatchLockInPlace) {
+			return;
+		}
+		String table = this.tables.coordination();
+		Sql.inTransaction(this.dataSource, "create the dispatch lock row in " + table, (connection) -> {
+			try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM " + table + " WHERE cluster_id = ?")) {
+				exists.setString(1, DISPATCH_LOCK);
+				try (ResultSet row = exists.executeQuery()) {
+					if (row.next()) {
+						return null;
+					}
+				}
+			}
+			String insert = switch (this.dialect) {
+				case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, 0) ON CONFLICT (cluster_id) DO NOTHING";
+				case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
+				case H2 -> "MERGE INTO " + table + " (cluster_id, epoch) KEY (cluster_id) VALUES (?, 0)";
+			};
+			try (PreparedStatement statement = connection.prepareStatement(insert)) {
+				statement.setString(1, DISPATCH_LOCK);
+				statement.executeUpdate();
+			}
+			return null;
+		});
+		this.dispatchLockInPlace = true;
+	}
+
+	/**
+	 * Locks the dispatch lock row for the rest of the transaction; {@code false} if another
+	 * dispatcher holds it (never waits).
+	 */
+	private boolean lockDispatch(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM "
+				+ this.tables.coordination() + " WHERE cluster_id = ? FOR UPDATE SKIP LOCKED")) {
+			statement.setString(1, DISPATCH_LOCK);
+			try (ResultSet row = statement.executeQuery()) {
+				return row.next();
+			}
+		}
+	}
+
+	/**
+	 * Locks due jobs (due time passed, no later attempt pending) in due order, skipping jobs held
+	 * back by an older job of their business id that waits for another attempt.
+	 */
 	private List<DueJob> lockDue(Connection connection, int limit, @Nullable Long id) throws SQLException {
 		String skip = (this.dialect == Dialect.H2) ? "" : " SKIP LOCKED";
-		String sql = "SELECT id, queue, business_id, payload, due_at, " + this.time.now() + " FROM " + this.table
-				+ " WHERE state = 'SCHEDULED' AND due_at <= " + this.time.now() + ((id != null) ? " AND id = ?" : "")
-				+ " ORDER BY due_at, id " + limitClause() + " FOR UPDATE" + skip;
+		String now = this.time.now();
+		String sql = "SELECT j.id, j.queue, j.business_id, j.payload, j.due_at, " + now + " FROM " + this.table + " j"
+				+ " WHERE j.state = 'SCHEDULED' AND j.due_at <= " + now + " AND (j.next_attempt_at IS NULL OR "
+				+ "j.next_attempt_at <= " + now + ")" + ((id != null) ? " AND j.id = ?" : "")
+				+ " AND NOT EXISTS (SELECT 1 FROM " + this.table + " p WHERE p.queue = j.queue AND p.business_id = "
+				+ "j.business_id AND p.state = 'SCHEDULED' AND p.next_attempt_at > " + now + " AND (p.due_at < j.due_at "
+				+ "OR (p.due_at = j.due_at AND p.id < j.id)))"
+				+ " ORDER BY j.due_at, j.id " + limitClause() + " FOR UPDATE" + skip;
 		List<DueJob> due = new ArrayList<>();
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
@@ -281,9 +411,9 @@ public final class JobScheduler {
 			try (ResultSet rows = statement.executeQuery()) {
 				while (rows.next()) {
 					Instant dueAt = this.time.read(rows, 5);
-					Instant now = this.time.read(rows, 6);
+					Instant dbNow = this.time.read(rows, 6);
 					due.add(new DueJob(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
-							Math.max(0, Duration.between(dueAt, now).toMillis())));
+							Math.max(0, Duration.between(dueAt, dbNow).toMillis())));
 				}
 			}
 		}
@@ -297,50 +427,155 @@ public final class JobScheduler {
 	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
 		long messageId = queue.enqueue(connection, job.queue(), job.businessId(), job.payload());
 		try (PreparedStatement mark = connection.prepareStatement("UPDATE " + this.table + " SET state = 'DISPATCHED', dispatched_at = "
-				+ this.time.now() + ", message_id = ? WHERE id = ?")) {
+				+ this.time.now() + ", finished_at = " + this.time.now() + ", next_attempt_at = NULL, unique_key = NULL, "
+				+ "message_id = ? WHERE id = ?")) {
 			mark.setLong(1, messageId);
 			mark.setLong(2, job.id());
 			mark.executeUpdate();
 		}
 	}
 
-	private void markFailed(long id, Exception failure) {
+	/**
+	 * Records a failed dispatch of a job: it stays SCHEDULED, counts the attempt and is due again
+	 * after the backoff. If even this cannot be written (the database is gone), the job stays due and
+	 * is tried at the next round.
+	 */
+	private void postpone(long id, Exception failure) {
 		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
-		logger.warn("Job {} could not be moved into the work queue and is marked FAILED: {}", id, error);
 		try {
-			Sql.inTransaction(this.dataSource, "mark job " + id + " failed", (connection) -> {
-				try (PreparedStatement statement = connection.prepareStatement(
-						"UPDATE " + this.table + " SET state = 'FAILED', last_error = ? WHERE id = ? AND state = 'SCHEDULED'")) {
-					statement.setString(1, error);
-					statement.setLong(2, id);
-					return statement.executeUpdate();
+			Sql.inTransaction(this.dataSource, "postpone job " + id, (connection) -> {
+				int attempts;
+				try (PreparedStatement statement = connection.prepareStatement("SELECT attempts FROM " + this.table
+						+ " WHERE id = ? AND state = 'SCHEDULED' FOR UPDATE")) {
+					statement.setLong(1, id);
+					try (ResultSet row = statement.executeQuery()) {
+						if (!row.next()) {
+							return 0;
+						}
+						attempts = row.getInt(1) + 1;
+					}
 				}
+				long delay = this.backoff.delayAfter(attempts).toMillis();
+				try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+						+ " SET attempts = ?, last_error = ?, next_attempt_at = " + this.time.nowPlusMillis()
+						+ " WHERE id = ? AND state = 'SCHEDULED'")) {
+					statement.setInt(1, attempts);
+					statement.setString(2, error);
+					statement.setLong(3, delay);
+					statement.setLong(4, id);
+					statement.executeUpdate();
+				}
+				logger.warn("Job {} could not be moved into the work queue (attempt {}); it stays scheduled and is tried "
+						+ "again in {} ms{}: {}", id, attempts, delay,
+						Failures.isTransient(failure) ? " (transient database error)" : "", error);
+				return attempts;
 			});
 		}
 		catch (DataAccessFailure ex) {
-			logger.warn("Could not mark job {} failed; it stays due and is tried again", id, ex);
+			logger.warn("Job {} could not be moved into the work queue, nor its retry recorded; it stays due and is "
+					+ "tried at the next round: {}", id, ex.getMessage());
 		}
+	}
+
+	// ---- operator actions
+
+	/**
+	 * Operator action on a FAILED job (its handler failed for good, so its queue message is DEAD):
+	 * gives the message a fresh set of attempts, or, when the message is gone (discarded), schedules
+	 * the job again, due now. In a transaction of its own.
+	 * @param queue the work queue the job's message is in
+	 * @param id the job id
+	 * @return {@code false} if there is no FAILED job with this id
+	 */
+	public boolean requeue(WorkQueue queue, long id) {
+		Objects.requireNonNull(queue, "queue must not be null");
+		boolean requeued = Sql.inTransaction(this.dataSource, "requeue job " + id, (connection) -> {
+			Long messageId;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT message_id FROM " + this.table
+					+ " WHERE id = ? AND state = 'FAILED' FOR UPDATE")) {
+				statement.setLong(1, id);
+				try (ResultSet row = statement.executeQuery()) {
+					if (!row.next()) {
+						return false;
+					}
+					long value = row.getLong(1);
+					messageId = row.wasNull() ? null : value;
+				}
+			}
+			if (messageId != null && queue.retry(connection, messageId)) {
+				return true; // the queue marks the job DISPATCHED again
+			}
+			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "
+					+ "'SCHEDULED', attempts = 0, next_attempt_at = NULL, message_id = NULL, finished_at = NULL, "
+					+ "dispatched_at = NULL, due_at = " + this.time.now() + " WHERE id = ? AND state = 'FAILED'")) {
+				statement.setLong(1, id);
+				return statement.executeUpdate() == 1;
+			}
+		});
+		if (requeued) {
+			logger.info("Failed job {} requeued by an operator", id);
+		}
+		return requeued;
 	}
 
 	// ---- looking
 
 	/**
-	 * Counts by state and the due backlog (scheduled jobs whose due time has passed).
+	 * Counts of the open jobs (scheduled, and failed for good), read from the index on state and due
+	 * time: dispatched and cancelled jobs, the bulk of the table until the retention purge, are not
+	 * read.
 	 * @return the numbers
 	 */
 	public JobStats stats() {
 		return Sql.inTransaction(this.dataSource, "read job statistics", (connection) -> {
-			try (PreparedStatement statement = connection.prepareStatement("SELECT "
-					+ "SUM(CASE WHEN state = 'SCHEDULED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'SCHEDULED' AND due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'DISPATCHED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'FAILED' THEN 1 ELSE 0 END), "
-					+ "SUM(CASE WHEN state = 'CANCELLED' THEN 1 ELSE 0 END) FROM " + this.table);
-					ResultSet row = statement.executeQuery()) {
-				row.next();
-				return new JobStats(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4), row.getLong(5));
+			long scheduled = 0;
+			long due = 0;
+			long retrying = 0;
+			long failed = 0;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT state, COUNT(*), "
+					+ "SUM(CASE WHEN due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) FROM " + this.table
+					+ " WHERE state IN ('SCHEDULED', 'FAILED') GROUP BY state");
+					ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					if (rows.getString(1).equals("SCHEDULED")) {
+						scheduled = rows.getLong(2);
+						due = rows.getLong(3);
+						retrying = rows.getLong(4);
+					}
+					else {
+						failed = rows.getLong(2);
+					}
+				}
 			}
+			return new JobStats(scheduled, due, retrying, failed);
 		});
+	}
+
+	// ---- retention
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * 1000.
+	 * @param retention how long finished jobs are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * {@code batchSize}, each in a transaction of its own (so no batch holds many locks for long).
+	 * Scheduled and failed jobs are kept. Safe on several instances at once.
+	 * @param retention how long finished jobs are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table,
+				"state IN ('DISPATCHED', 'CANCELLED') AND finished_at < " + this.time.nowMinusMillis(), retention,
+				batchSize);
 	}
 
 	// ---- internals
@@ -392,6 +627,14 @@ public final class JobScheduler {
 		return this.tables;
 	}
 
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	Dialect dialect() {
+		return this.dialect;
+	}
+
 	@FunctionalInterface
 	private interface Binder {
 
@@ -406,10 +649,13 @@ public final class JobScheduler {
 	 * What {@link #dispatchDue} did.
 	 *
 	 * @param dispatched jobs moved into the work queue
-	 * @param failed jobs marked FAILED
+	 * @param postponed jobs that could not be moved and are tried again after a backoff
 	 * @param startDelaysMillis for each dispatched job, how late it was moved (database time)
 	 */
-	public record DispatchResult(int dispatched, int failed, List<Long> startDelaysMillis) {
+	public record DispatchResult(int dispatched, int postponed, List<Long> startDelaysMillis) {
+
+		/** Nothing moved (nothing due, or another dispatcher at work). */
+		public static final DispatchResult NONE = new DispatchResult(0, 0, List.of());
 
 		public DispatchResult {
 			startDelaysMillis = List.copyOf(startDelaysMillis);
@@ -418,15 +664,87 @@ public final class JobScheduler {
 	}
 
 	/**
-	 * Job counts.
+	 * Counts of the open jobs.
 	 *
 	 * @param scheduled jobs waiting (due or not)
 	 * @param dueBacklog scheduled jobs whose due time has passed
-	 * @param dispatched jobs moved into the work queue
-	 * @param failed jobs that could not be moved
-	 * @param cancelled cancelled jobs
+	 * @param retrying scheduled jobs whose dispatch failed at least once (tried again after a backoff)
+	 * @param failed jobs whose handler failed for good (their message is DEAD), waiting for an operator
 	 */
-	public record JobStats(long scheduled, long dueBacklog, long dispatched, long failed, long cancelled) {
+	public record JobStats(long scheduled, long dueBacklog, long retrying, long failed) {
+	}
+
+	/**
+	 * Builds a {@link JobScheduler}.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private @Nullable ConnectionProvider connections;
+
+		private @Nullable Dialect dialect;
+
+		private TableNames tables = TableNames.defaults();
+
+		private Backoff backoff = Backoff.defaults();
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = dataSource;
+		}
+
+		/**
+		 * Sets where {@code schedule}, {@code cancel} and {@code reschedule} get their connection, e.g.
+		 * one bound to the current transaction (default: a connection borrowed from the data source per
+		 * call).
+		 * @param connections the provider
+		 * @return this builder
+		 */
+		public Builder connections(ConnectionProvider connections) {
+			this.connections = Objects.requireNonNull(connections, "connections must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the dialect instead of detecting it at {@link #build()}.
+		 * @param dialect the dialect
+		 * @return this builder
+		 */
+		public Builder dialect(Dialect dialect) {
+			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the table names.
+		 * @param tables the table names
+		 * @return this builder
+		 */
+		public Builder tables(TableNames tables) {
+			this.tables = Objects.requireNonNull(tables, "tables must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the wait before a job whose dispatch failed is tried again (default: 1 s, doubling, at
+		 * most 5 min).
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
+		public Builder backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the scheduler, detecting the dialect from one connection if none was set.
+		 * @return the scheduler
+		 */
+		public JobScheduler build() {
+			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
+			return new JobScheduler(this, resolved);
+		}
+
 	}
 
 }

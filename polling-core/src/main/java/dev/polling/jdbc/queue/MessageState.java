@@ -3,6 +3,7 @@ package dev.polling.jdbc.queue;
 /**
  * The states of a message in the {@link WorkQueue}.
  * <pre>
+ * BLOCKED --its key's head DONE or discarded--&gt; NEW
  * NEW --claim--&gt; IN_PROGRESS --complete--&gt; DONE
  *                    |  ^    \--fail / lease expiry--&gt; FAILED --backoff, claim--&gt; IN_PROGRESS
  *                    |  |     \--last attempt fails--&gt; DEAD --operator retry--&gt; NEW
@@ -10,8 +11,14 @@ package dev.polling.jdbc.queue;
  */
 public enum MessageState {
 
-	/** Enqueued, never claimed. */
+	/** Enqueued, never claimed; the oldest open message of its business key, or without one. */
 	NEW,
+
+	/**
+	 * Waiting behind an older open message of its business key; becomes NEW when that one is DONE
+	 * (or DEAD and discarded). Never read by a claim.
+	 */
+	BLOCKED,
 
 	/** Claimed by a worker whose lease has not expired. */
 	IN_PROGRESS,

@@ -1,6 +1,7 @@
 package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.FencedWrite;
+import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,10 +26,13 @@ import org.slf4j.LoggerFactory;
  * leases of any instance.
  * <p>
  * A handler that returns completes its message: with {@link Builder#transactions} in the same
- * transaction as the handler's own work; without, a completer thread writes the completions of all
- * workers in batches of up to 100 per transaction (one commit for many messages). One that throws
- * fails it (retry with backoff, dead on the
- * last attempt). A completion rejected by the fence (this instance lost the claim while the handler
+ * transaction as the handler's own work; without, in a transaction of its own right after the
+ * handler returned, before the worker takes the next message (one commit per message, so a crash
+ * re-runs at most the handlers that were running). {@link Builder#batchCompletions} trades that for
+ * fewer commits, for idempotent handlers only. One that throws fails it (retry with backoff, dead on
+ * the last attempt); a transient database error (deadlock, serialization failure, lost connection,
+ * timeout), in the handler or in the completion, puts the message back after the backoff without
+ * counting an attempt. A completion rejected by the fence (this instance lost the claim while the handler
  * ran) is counted by the queue's listener and logged at debug level, never thrown. When the fetcher
  * or a write fails because the database is unavailable, it logs once per outage and tries again;
  * messages whose completion could not be written are recovered after their lease expires.
@@ -57,6 +61,8 @@ public final class QueueWorkers implements AutoCloseable {
 	private final Duration renewInterval;
 
 	private final TransactionRunner transactions;
+
+	private final boolean batchCompletions;
 
 	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
 
@@ -93,6 +99,7 @@ public final class QueueWorkers implements AutoCloseable {
 		this.renewInterval = (builder.renewInterval != null) ? builder.renewInterval
 				: this.queue.leaseTime().dividedBy(3);
 		this.transactions = builder.transactions;
+		this.batchCompletions = builder.batchCompletions;
 	}
 
 	/**
@@ -118,7 +125,7 @@ public final class QueueWorkers implements AutoCloseable {
 			this.workerThreads.add(worker);
 			worker.start();
 		}
-		if (this.transactions == TransactionRunner.NONE) {
+		if (this.batchCompletions) {
 			Thread complete = new Thread(this::completeInBatches, "polling-queue-completer");
 			complete.setDaemon(true);
 			this.completer = complete;
@@ -307,8 +314,8 @@ public final class QueueWorkers implements AutoCloseable {
 	}
 
 	/**
-	 * Without a transaction runner, completions of all workers are written in batches, so that many
-	 * share one commit; the messages stay held (and their leases renewed) until written.
+	 * With {@link Builder#batchCompletions}, completions of all workers are written in batches, so
+	 * that many share one commit; the messages stay held (and their leases renewed) until written.
 	 */
 	private void completeInBatches() {
 		List<QueueMessage> batch = new ArrayList<>();
@@ -356,11 +363,21 @@ public final class QueueWorkers implements AutoCloseable {
 				handler.handle(message);
 			}
 			catch (Exception | Error ex) {
-				fail(message, ex);
+				failOrPostpone(message, ex);
 				return false;
 			}
-			this.completions.add(message);
-			return true;
+			if (this.batchCompletions) {
+				this.completions.add(message);
+				return true;
+			}
+			try {
+				this.queue.complete(message);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not record the completion of message {} of queue '{}'; it is processed again "
+						+ "after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+			}
+			return false;
 		}
 		try {
 			this.transactions.inTransaction(() -> {
@@ -379,13 +396,33 @@ public final class QueueWorkers implements AutoCloseable {
 			// counted by the queue's listener; the message belongs to another claim now
 		}
 		catch (HandlerFailure ex) {
-			fail(message, ex.getCause());
+			failOrPostpone(message, ex.getCause());
 		}
 		catch (RuntimeException | Error ex) {
-			// completion or commit failed: try to record it as a failed attempt
-			fail(message, ex);
+			// completion or commit failed: a failed attempt, unless the database failed transiently
+			failOrPostpone(message, ex);
 		}
 		return false;
+	}
+
+	/**
+	 * A transient database error (deadlock, serialization failure, lost connection, timeout) is no
+	 * failed attempt: the message is tried again after the backoff without using one up.
+	 */
+	private void failOrPostpone(QueueMessage message, Throwable failure) {
+		if (!Failures.isTransient(failure)) {
+			fail(message, failure);
+			return;
+		}
+		logger.debug("Message {} of queue '{}' met a transient database error; tried again without counting an "
+				+ "attempt", message.id(), message.queue(), failure);
+		try {
+			this.queue.postpone(message, failure);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not put message {} of queue '{}' back after a transient database error; it is retried "
+					+ "after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+		}
 	}
 
 	private void fail(QueueMessage message, Throwable failure) {
@@ -495,6 +532,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private TransactionRunner transactions = TransactionRunner.NONE;
 
+		private boolean batchCompletions;
+
 		private Builder(WorkQueue queue) {
 			this.queue = queue;
 		}
@@ -587,7 +626,10 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 
 		/**
-		 * Runs each handler and its message's completion in one transaction.
+		 * Runs each handler and its message's completion in one transaction. The queue must have been
+		 * built with {@link WorkQueue.Builder#connections} bound to the same transactions (e.g.
+		 * {@link dev.polling.jdbc.JdbcTransactions}), so that the completion joins the runner's
+		 * transaction.
 		 * @param transactions the transaction runner
 		 * @return this builder
 		 */
@@ -597,10 +639,36 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 
 		/**
+		 * For idempotent handlers only: without a transaction runner, writes the completions of all
+		 * workers in batches of up to 100 per transaction instead of one commit per message. Fewer
+		 * commits, but a crash re-runs every handler whose completion was still waiting for its batch
+		 * (up to 100 finished handlers), not only the ones that were running. Off by default.
+		 * @param batchCompletions whether to batch completions
+		 * @return this builder
+		 */
+		public Builder batchCompletions(boolean batchCompletions) {
+			this.batchCompletions = batchCompletions;
+			return this;
+		}
+
+		/**
 		 * Builds the workers (not started).
 		 * @return the workers
+		 * @throws IllegalStateException if a transaction runner is set but the queue borrows its own
+		 * connections, or completions are batched inside a transaction runner
 		 */
 		public QueueWorkers build() {
+			if (this.transactions != TransactionRunner.NONE && !this.queue.joinsCallerTransactions()) {
+				throw new IllegalStateException("QueueWorkers.transactions(...) is set but the queue borrows its own "
+						+ "connections, so DONE would commit outside the runner's transaction: build the queue with "
+						+ "WorkQueue.Builder.connections(...) bound to the same transactions (e.g. "
+						+ "JdbcTransactions.of(dataSource) as both), or leave transactions unset");
+			}
+			if (this.transactions != TransactionRunner.NONE && this.batchCompletions) {
+				throw new IllegalStateException("QueueWorkers.batchCompletions(true) and transactions(...) exclude each "
+						+ "other: with a transaction runner each completion commits with its handler's work; remove "
+						+ "one of them");
+			}
 			return new QueueWorkers(this);
 		}
 

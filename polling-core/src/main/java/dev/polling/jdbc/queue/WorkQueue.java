@@ -9,6 +9,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
+import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -21,12 +22,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -40,17 +45,19 @@ import org.slf4j.LoggerFactory;
  * <li>{@link #enqueue} joins the caller's transaction (typically right after the inbox said NEW).</li>
  * <li>{@link #claim} takes a batch of ready messages in one short transaction of its own, with
  * {@code FOR UPDATE SKIP LOCKED}, so that instances never wait for or take each other's rows. Each
- * claim sets the owner, a lease in database time, counts the attempt and bumps the row's
- * <em>fence</em>.</li>
+ * claim sets the owner and a lease in database time, and bumps the row's <em>fence</em>.</li>
  * <li>{@link #complete}, {@link #fail} and {@link #release} write only while the row still carries
  * the claim's fence; otherwise they answer {@link FencedWrite#REJECTED} (counted, not thrown).</li>
  * <li>{@link #renewLeases} extends the leases of everything an instance holds, prefetched messages
- * included; {@link #expireLeases} recovers messages whose lease ran out (their holder stopped) as
- * FAILED, or DEAD on their last attempt, bumping the fence so the old holder cannot complete.</li>
- * <li>Messages with a business key are processed one at a time per key, in insertion (id) order:
- * a message is claimable only while no older message of its key is NEW, IN_PROGRESS, FAILED or DEAD.
- * Enqueue the messages of one key from one thread, in order; ids of concurrent transactions may
- * commit out of order.</li>
+ * included, each only under its claim's fence; {@link #expireLeases} recovers messages whose lease
+ * ran out (their holder stopped) as FAILED and claimable at once, bumping the fence so the old
+ * holder cannot complete. An expired lease does not count as an attempt: attempts count handler
+ * failures ({@link #fail}), so instances that crash while holding a message never use them up.</li>
+ * <li>Messages with a business key are processed one at a time per key, in enqueue order: only the
+ * oldest open message of a key (its head) is claimable; the younger ones wait in state BLOCKED
+ * until the head is DONE (or, DEAD, discarded), so claims never read them and cost the same however
+ * many wait. Enqueues and completions of one key are ordered by a row per key in
+ * {@code <prefix>queue_key}, locked by the enqueuing or completing transaction.</li>
  * <li>A failure schedules a retry after the {@link Backoff}; the last allowed attempt (default
  * {@value #DEFAULT_MAX_ATTEMPTS}) makes the message DEAD with its last error, which blocks its key
  * ({@link #blockedKeys}) until an operator {@link #retry retries} or {@link #discard discards} it.</li>
@@ -82,7 +89,7 @@ public final class WorkQueue {
 
 	private static final String COLUMNS = "id, queue, business_key, payload, attempts, max_attempts, fence, enqueued_at";
 
-	private static final String OPEN = "'NEW', 'IN_PROGRESS', 'FAILED', 'DEAD'";
+	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
 
 	private final DataSource dataSource;
 
@@ -106,11 +113,16 @@ public final class WorkQueue {
 
 	private final LeasedRows rows;
 
+	private final KeyHeads heads;
+
 	private final String table;
+
+	private final boolean joinsCallerTransactions;
 
 	private WorkQueue(Builder builder, Dialect dialect) {
 		this.dataSource = builder.dataSource;
 		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
+		this.joinsCallerTransactions = builder.connections != null;
 		this.dialect = dialect;
 		this.tables = builder.tables;
 		this.time = new DatabaseTime(dialect);
@@ -120,8 +132,8 @@ public final class WorkQueue {
 		this.backoff = builder.backoff;
 		this.listener = builder.listener;
 		this.table = this.tables.queue();
-		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", "business_key",
-				List.of("NEW", "IN_PROGRESS", "FAILED", "DEAD"), COLUMNS);
+		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", COLUMNS);
+		this.heads = new KeyHeads(dialect, this.table, this.tables.queueKey());
 	}
 
 	/**
@@ -166,14 +178,19 @@ public final class WorkQueue {
 	 */
 	public long enqueue(Connection connection, String queue, @Nullable String businessKey, String payload) {
 		validate(queue, businessKey, payload);
-		try (PreparedStatement statement = connection.prepareStatement(insertSql(), Statement.RETURN_GENERATED_KEYS)) {
-			bindInsert(statement, queue, businessKey, payload);
-			statement.executeUpdate();
-			long id;
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				keys.next();
-				id = keys.getLong(1);
-			}
+		try {
+			long id = Sql.inConnectionTransaction(connection, (transaction) -> {
+				boolean head = businessKey == null || this.heads.join(transaction, queue, businessKey, 1) == 0;
+				try (PreparedStatement statement = transaction.prepareStatement(insertSql(),
+						Statement.RETURN_GENERATED_KEYS)) {
+					bindInsert(statement, queue, businessKey, payload, head);
+					statement.executeUpdate();
+					try (ResultSet keys = statement.getGeneratedKeys()) {
+						keys.next();
+						return keys.getLong(1);
+					}
+				}
+			});
 			notify(() -> this.listener.onEnqueued(queue, 1));
 			return id;
 		}
@@ -215,12 +232,32 @@ public final class WorkQueue {
 		if (messages.isEmpty()) {
 			return 0;
 		}
-		try (PreparedStatement statement = connection.prepareStatement(insertSql())) {
-			for (NewMessage message : messages) {
-				bindInsert(statement, queue, message.businessKey(), message.payload());
-				statement.addBatch();
+		// the keys' rows are locked in key order, so that concurrent batches cannot deadlock on them
+		Map<String, Integer> perKey = new TreeMap<>();
+		for (NewMessage message : messages) {
+			if (message.businessKey() != null) {
+				perKey.merge(message.businessKey(), 1, Integer::sum);
 			}
-			statement.executeBatch();
+		}
+		try {
+			Sql.inConnectionTransaction(connection, (transaction) -> {
+				Set<String> headless = new HashSet<>();
+				for (Map.Entry<String, Integer> key : perKey.entrySet()) {
+					if (this.heads.join(transaction, queue, key.getKey(), key.getValue()) == 0) {
+						headless.add(key.getKey());
+					}
+				}
+				try (PreparedStatement statement = transaction.prepareStatement(insertSql())) {
+					for (NewMessage message : messages) {
+						String key = message.businessKey();
+						boolean head = key == null || headless.remove(key);
+						bindInsert(statement, queue, key, message.payload(), head);
+						statement.addBatch();
+					}
+					statement.executeBatch();
+				}
+				return null;
+			});
 		}
 		catch (SQLException ex) {
 			throw new DataAccessFailure("Could not enqueue " + messages.size() + " messages in " + this.table
@@ -232,16 +269,17 @@ public final class WorkQueue {
 
 	private String insertSql() {
 		return "INSERT INTO " + this.table + " (queue, business_key, payload, state, attempts, max_attempts, fence, "
-				+ "available_at, enqueued_at) VALUES (?, ?, ?, 'NEW', 0, ?, 0, " + this.time.now() + ", "
+				+ "available_at, enqueued_at) VALUES (?, ?, ?, ?, 0, ?, 0, " + this.time.now() + ", "
 				+ this.time.now() + ")";
 	}
 
-	private void bindInsert(PreparedStatement statement, String queue, @Nullable String businessKey, String payload)
-			throws SQLException {
+	private void bindInsert(PreparedStatement statement, String queue, @Nullable String businessKey, String payload,
+			boolean head) throws SQLException {
 		statement.setString(1, queue);
 		statement.setString(2, businessKey);
 		statement.setString(3, payload);
-		statement.setInt(4, this.maxAttempts);
+		statement.setString(4, head ? "NEW" : "BLOCKED");
+		statement.setInt(5, this.maxAttempts);
 	}
 
 	static void validate(@Nullable String queue, @Nullable String businessKey, @Nullable String payload) {
@@ -288,7 +326,7 @@ public final class WorkQueue {
 
 	private QueueMessage map(ResultSet result) throws SQLException {
 		return new QueueMessage(result.getLong("id"), result.getString("queue"), result.getString("business_key"),
-				result.getString("payload"), result.getInt("attempts"), result.getInt("max_attempts"),
+				result.getString("payload"), result.getInt("attempts") + 1, result.getInt("max_attempts"),
 				result.getLong("fence"), this.time.read(result, result.findColumn("enqueued_at")));
 	}
 
@@ -316,11 +354,24 @@ public final class WorkQueue {
 	 */
 	public FencedWrite complete(Connection connection, QueueMessage message) {
 		Objects.requireNonNull(message, "message must not be null");
-		FencedWrite result = fenced(connection, message, "complete",
-				"UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
-						+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
-				(statement) -> {
-				});
+		FencedWrite result;
+		try {
+			result = Sql.inConnectionTransaction(connection, (transaction) -> {
+				FencedWrite written = fenced(transaction, message, "complete",
+						"UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
+								+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+						(statement) -> {
+						});
+				if (written.isApplied() && message.businessKey() != null) {
+					this.heads.leave(transaction, message.queue(), message.businessKey());
+				}
+				return written;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not complete message " + message.id() + " of queue '" + message.queue()
+					+ "' in " + this.table, ex);
+		}
 		if (result.isApplied()) {
 			notify(() -> this.listener.onCompleted(message.queue()));
 		}
@@ -351,7 +402,20 @@ public final class WorkQueue {
 							statement.setLong(2, message.fence());
 							statement.addBatch();
 						}
-						return statement.executeBatch();
+						int[] counts = statement.executeBatch();
+						// the heads that left their keys, in key order (as enqueues lock them)
+						List<QueueMessage> keyed = new ArrayList<>();
+						for (int i = 0; i < ordered.size(); i++) {
+							if (counts[i] == 1 && ordered.get(i).businessKey() != null) {
+								keyed.add(ordered.get(i));
+							}
+						}
+						keyed.sort(Comparator.comparing((QueueMessage m) -> m.queue())
+							.thenComparing((m) -> Objects.requireNonNull(m.businessKey())));
+						for (QueueMessage message : keyed) {
+							this.heads.leave(connection, message.queue(), Objects.requireNonNull(message.businessKey()));
+						}
+						return counts;
 					}
 				});
 		Map<QueueMessage, Integer> counts = new HashMap<>();
@@ -390,15 +454,25 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		FencedWrite result;
 		try {
-			result = fenced(connection, message, "record a failure of",
-					"UPDATE " + this.table + " SET state = ?, owner = NULL, lease_until = NULL, last_error = ?, "
-							+ "available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-							+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
-					(statement) -> {
-						statement.setString(1, dead ? "DEAD" : "FAILED");
-						statement.setString(2, error);
-						statement.setLong(3, delay);
-					});
+			result = Sql.inConnectionTransaction(connection, (transaction) -> {
+				FencedWrite written = fenced(transaction, message, "record a failure of",
+						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
+								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
+								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+						(statement) -> {
+							statement.setString(1, dead ? "DEAD" : "FAILED");
+							statement.setString(2, error);
+							statement.setLong(3, delay);
+						});
+				if (written.isApplied() && dead) {
+					markJob(transaction, message.id(), "FAILED", error);
+				}
+				return written;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not record a failure of message " + message.id() + " of queue '"
+					+ message.queue() + "' in " + this.table, ex);
 		}
 		finally {
 			release(connection);
@@ -417,8 +491,58 @@ public final class WorkQueue {
 	}
 
 	/**
+	 * Gives a claimed message back after a transient failure that is not the handler's (the database
+	 * rolled the transaction back: a deadlock, a lost connection, a timeout): FAILED, claimable again
+	 * after the backoff, without counting an attempt.
+	 * @param message the claimed message
+	 * @param failure what went wrong, kept as the last error
+	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
+	 */
+	public FencedWrite postpone(QueueMessage message, Throwable failure) {
+		Objects.requireNonNull(message, "message must not be null");
+		Objects.requireNonNull(failure, "failure must not be null");
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
+		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
+		Connection connection = obtain();
+		try {
+			FencedWrite result = fenced(connection, message, "postpone",
+					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
+							+ "available_at = " + this.time.nowPlusMillis() + " WHERE id = ? AND fence = ? AND state = "
+							+ "'IN_PROGRESS'",
+					(statement) -> {
+						statement.setString(1, error);
+						statement.setLong(2, delay);
+					});
+			if (result.isApplied()) {
+				notify(() -> this.listener.onRetryScheduled(message.queue()));
+			}
+			return result;
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	/**
+	 * A job's message (see {@code JobScheduler}) that went DEAD fails its job; one retried by an
+	 * operator makes the job DISPATCHED again. Messages that are not a job's change nothing.
+	 */
+	private void markJob(Connection connection, long messageId, String state, @Nullable String error)
+			throws SQLException {
+		String from = state.equals("FAILED") ? "DISPATCHED" : "FAILED";
+		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = ?, "
+				+ "last_error = ?, finished_at = " + this.time.now() + " WHERE message_id = ? AND state = ?")) {
+			statement.setString(1, state);
+			statement.setString(2, error);
+			statement.setLong(3, messageId);
+			statement.setString(4, from);
+			statement.executeUpdate();
+		}
+	}
+
+	/**
 	 * Gives a claimed but unprocessed message back (e.g. prefetched when the workers stop): it
-	 * becomes claimable at once and the attempt does not count.
+	 * becomes claimable at once; no attempt is counted.
 	 * @param message the claimed message
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost already
 	 */
@@ -427,8 +551,8 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		try {
 			return fenced(connection, message, "release",
-					"UPDATE " + this.table + " SET state = CASE WHEN attempts <= 1 THEN 'NEW' ELSE 'FAILED' END, "
-							+ "attempts = attempts - 1, fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
+					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
+							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
 							+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
 					(statement) -> {
 					});
@@ -484,7 +608,9 @@ public final class WorkQueue {
 		for (QueueMessage message : held) {
 			byId.put(message.id(), message);
 		}
-		int renewed = this.rows.renew(this.dataSource, this.owner, byId.keySet(), this.leaseTime.toMillis());
+		Map<Long, Long> claims = new LinkedHashMap<>();
+		byId.forEach((id, message) -> claims.put(id, message.fence()));
+		int renewed = this.rows.renew(this.dataSource, claims, this.leaseTime.toMillis());
 		if (renewed == byId.size()) {
 			return List.of();
 		}
@@ -507,17 +633,16 @@ public final class WorkQueue {
 
 	/**
 	 * Recovers messages whose lease expired (their holder stopped renewing): FAILED and claimable at
-	 * once, or DEAD if that was their last attempt. Bumps the fence, so the old holder's late writes
-	 * are rejected. Safe to run on every instance at once.
+	 * once, without counting an attempt (a handler that fails counts; an instance that crashed or
+	 * froze does not). Bumps the fence, so the old holder's late writes are rejected. Safe to run on
+	 * every instance at once.
 	 * @return how many leases this call recovered
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public int expireLeases() {
 		String now = this.time.now();
-		String dead = "attempts >= max_attempts";
-		String set = "UPDATE " + this.table + " SET state = CASE WHEN " + dead + " THEN 'DEAD' ELSE 'FAILED' END, "
-				+ "finished_at = CASE WHEN " + dead + " THEN " + now + " ELSE NULL END, last_error = CONCAT('lease of ', "
-				+ "owner, ' expired'), fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
+		String set = "UPDATE " + this.table + " SET state = 'FAILED', last_error = CONCAT('lease of ', owner, ' expired'), "
+				+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
 		String expired = "state = 'IN_PROGRESS' AND lease_until < " + now;
 		// rows another transaction holds (a claim, a completion, another instance's recovery) are skipped,
 		// never waited for: they are recovered at the next round if still expired
@@ -576,7 +701,7 @@ public final class WorkQueue {
 					MessageState state = MessageState.valueOf(result.getString(2));
 					long[] perState = counts.computeIfAbsent(queue, (q) -> new long[MessageState.values().length]);
 					perState[state.ordinal()] = result.getLong(3);
-					if (state == MessageState.NEW || state == MessageState.FAILED) {
+					if (state == MessageState.NEW || state == MessageState.FAILED || state == MessageState.BLOCKED) {
 						Instant first = this.time.read(result, 4);
 						oldest.merge(queue, first, (a, b) -> a.isBefore(b) ? a : b);
 					}
@@ -590,8 +715,8 @@ public final class WorkQueue {
 					age = Duration.ZERO;
 				}
 				stats.add(new QueueStats(queue, perState[MessageState.NEW.ordinal()],
-						perState[MessageState.IN_PROGRESS.ordinal()], perState[MessageState.FAILED.ordinal()],
-						perState[MessageState.DEAD.ordinal()], age));
+						perState[MessageState.BLOCKED.ordinal()], perState[MessageState.IN_PROGRESS.ordinal()],
+						perState[MessageState.FAILED.ordinal()], perState[MessageState.DEAD.ordinal()], age));
 			});
 			return stats;
 		});
@@ -648,12 +773,11 @@ public final class WorkQueue {
 	 */
 	public List<BlockedKey> blockedKeys(int limit) {
 		checkLimit(limit);
-		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, (SELECT COUNT(*) FROM "
-				+ this.table + " w WHERE w.queue = h.queue AND w.business_key = h.business_key AND w.state IN ("
-				+ OPEN + ") AND w.id > h.id) FROM " + this.table + " h WHERE h.state IN ('FAILED', 'DEAD') "
-				+ "AND h.business_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + this.table
-				+ " p WHERE p.queue = h.queue AND p.business_key = h.business_key AND p.state IN (" + OPEN
-				+ ") AND p.id < h.id) ORDER BY h.id" + limit();
+		// a FAILED or DEAD message with a key is its key's head; the key's row counts the others
+		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, k.open_count - 1 FROM "
+				+ this.table + " h JOIN " + this.tables.queueKey() + " k ON k.queue = h.queue AND k.business_key = "
+				+ "h.business_key WHERE h.state IN ('FAILED', 'DEAD') AND h.business_key IS NOT NULL ORDER BY h.id"
+				+ limit();
 		return Sql.inTransaction(this.dataSource, "list the blocked keys of " + this.table, (connection) -> {
 			List<BlockedKey> keys = new ArrayList<>();
 			try (PreparedStatement statement = connection.prepareStatement(sql)) {
@@ -662,7 +786,7 @@ public final class WorkQueue {
 					while (result.next()) {
 						keys.add(new BlockedKey(result.getString(1), result.getString(2), result.getLong(3),
 								MessageState.valueOf(result.getString(4)), result.getInt(5), result.getString(6),
-								result.getLong(7)));
+								Math.max(0, result.getLong(7))));
 					}
 				}
 			}
@@ -676,9 +800,36 @@ public final class WorkQueue {
 	 * @return {@code false} if there is no DEAD message with this id
 	 */
 	public boolean retry(long id) {
-		return update("retry dead message " + id, "UPDATE " + this.table + " SET state = 'NEW', attempts = 0, "
-				+ "fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
-				+ " WHERE id = ? AND state = 'DEAD'", id) == 1;
+		return Sql.inTransaction(this.dataSource, "retry dead message " + id + " in " + this.table,
+				(connection) -> retry(connection, id));
+	}
+
+	/**
+	 * Operator action on the given connection, in its current transaction: gives a DEAD message a
+	 * fresh set of attempts (it becomes NEW); the job it belongs to, if any, is DISPATCHED again.
+	 * @param connection the connection
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean retry(Connection connection, long id) {
+		try {
+			return Sql.inConnectionTransaction(connection, (transaction) -> {
+				int updated;
+				try (PreparedStatement statement = transaction.prepareStatement("UPDATE " + this.table + " SET state = "
+						+ "'NEW', attempts = 0, fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
+						+ " WHERE id = ? AND state = 'DEAD'")) {
+					statement.setLong(1, id);
+					updated = statement.executeUpdate();
+				}
+				if (updated == 1) {
+					markJob(transaction, id, "DISPATCHED", null);
+				}
+				return updated == 1;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not retry dead message " + id + " in " + this.table, ex);
+		}
 	}
 
 	/**
@@ -687,8 +838,33 @@ public final class WorkQueue {
 	 * @return {@code false} if there is no DEAD message with this id
 	 */
 	public boolean discard(long id) {
-		boolean discarded = update("discard dead message " + id,
-				"DELETE FROM " + this.table + " WHERE id = ? AND state = 'DEAD'", id) == 1;
+		boolean discarded = Sql.inTransaction(this.dataSource, "discard dead message " + id + " in " + this.table,
+				(connection) -> {
+					String queue;
+					String key;
+					try (PreparedStatement statement = connection.prepareStatement("SELECT queue, business_key FROM "
+							+ this.table + " WHERE id = ? AND state = 'DEAD' FOR UPDATE")) {
+						statement.setLong(1, id);
+						try (ResultSet row = statement.executeQuery()) {
+							if (!row.next()) {
+								return false;
+							}
+							queue = row.getString(1);
+							key = row.getString(2);
+						}
+					}
+					try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + this.table
+							+ " WHERE id = ? AND state = 'DEAD'")) {
+						statement.setLong(1, id);
+						if (statement.executeUpdate() != 1) {
+							return false;
+						}
+					}
+					if (key != null) {
+						this.heads.leave(connection, queue, key);
+					}
+					return true;
+				});
 		if (discarded) {
 			logger.info("Dead message {} of {} discarded by an operator", id, this.table);
 		}
@@ -701,27 +877,19 @@ public final class WorkQueue {
 	 * @return how many were deleted
 	 */
 	public int purge(Duration retention) {
-		Objects.requireNonNull(retention, "retention must not be null");
-		String older = "state = 'DONE' AND finished_at < " + this.time.nowMinusMillis();
-		String sql = switch (this.dialect) {
-			case POSTGRESQL -> "DELETE FROM " + this.table + " WHERE id IN (SELECT id FROM " + this.table + " WHERE "
-					+ older + " LIMIT 1000 FOR UPDATE SKIP LOCKED)";
-			case MARIADB -> "DELETE FROM " + this.table + " WHERE " + older + " LIMIT 1000";
-			case H2 -> "DELETE FROM " + this.table + " WHERE " + older + " FETCH FIRST 1000 ROWS ONLY";
-		};
-		int total = 0;
-		int deleted;
-		do {
-			deleted = Sql.inTransaction(this.dataSource, "purge done messages of " + this.table, (connection) -> {
-				try (PreparedStatement statement = connection.prepareStatement(sql)) {
-					statement.setLong(1, retention.toMillis());
-					return statement.executeUpdate();
-				}
-			});
-			total += deleted;
-		}
-		while (deleted == 1000);
-		return total;
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DONE messages finished longer ago than the retention, in batches, each in a transaction
+	 * of its own. Open messages are kept. Safe on several instances at once.
+	 * @param retention how long DONE messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DONE' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
 	}
 
 	private int update(String what, String sql, long id) {
@@ -767,6 +935,15 @@ public final class WorkQueue {
 	 */
 	public int maxAttempts() {
 		return this.maxAttempts;
+	}
+
+	/**
+	 * Whether enqueues and completions use connections from a {@link Builder#connections provider}
+	 * (which may bind them to the caller's transaction) rather than borrowing their own.
+	 * @return {@code true} if built with {@link Builder#connections}
+	 */
+	public boolean joinsCallerTransactions() {
+		return this.joinsCallerTransactions;
 	}
 
 	/**

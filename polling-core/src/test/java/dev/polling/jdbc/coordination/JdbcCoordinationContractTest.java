@@ -34,6 +34,8 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 
 	private final List<PollingManager> managers = new ArrayList<>();
 
+	private final java.util.Map<PollingManager, JdbcCoordinator> coordinators = new java.util.HashMap<>();
+
 	JdbcCoordinationContractTest(Dialect dialect) {
 		super(dialect);
 	}
@@ -54,13 +56,57 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	}
 
 	PollingManager instance(String id, String cluster, DataSource dataSource) {
+		JdbcCoordinator coordinator = new JdbcCoordinator(dataSource, database().dialect(), TableNames.defaults(), FAILOVER,
+				Duration.ofSeconds(1));
 		PollingManager manager = PollingManager.builder()
 			.settings(PollingSettings.defaults().withInstanceId(id))
 			.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(10)))
-			.coordinator(cluster, new JdbcCoordinator(dataSource, database().dialect(), TableNames.defaults(), FAILOVER))
+			.coordinator(cluster, coordinator)
 			.build();
 		this.managers.add(manager);
+		this.coordinators.put(manager, coordinator);
 		return manager;
+	}
+
+	/**
+	 * Fencing (issue 16, defect 7): the holder's check passes inside its transaction and holds the
+	 * cluster's row, so a takeover waits for that transaction; once another instance has taken over,
+	 * the old holder's check fails and its transaction writes nothing.
+	 */
+	@Test
+	void assertStillHolderFencesTheHoldersTransactionAndFailsAfterATakeover() throws Exception {
+		PollingManager a = instance("a", "FENCE");
+		PollingManager b = instance("b", "FENCE");
+		JdbcCoordinator fence = this.coordinators.get(a);
+		assertThat(a.decide("FENCE").isGranted()).isTrue();
+		HoldCheckProbe probe = new HoldCheckProbe();
+		try (java.sql.Connection connection = database().connect()) {
+			connection.setAutoCommit(false);
+			fence.holdCheck(a, "FENCE").assertStillHolder(connection);
+			// a's transaction is open: b may not take over (a's last run is older than the failover
+			// period), its decision waits for the row and is refused
+			await().pollDelay(FAILOVER.plusMillis(200)).atMost(FAILOVER.multipliedBy(4)).until(() -> true);
+			probe.decision = b.decide("FENCE");
+			connection.commit();
+		}
+		assertThat(probe.decision.isGranted()).as("b granted while a's fenced transaction was open").isFalse();
+		assertThat(b.decide("FENCE").isGranted()).isTrue();
+		try (java.sql.Connection connection = database().connect()) {
+			connection.setAutoCommit(false);
+			long epoch = a.fencingToken("FENCE").orElseThrow();
+			org.assertj.core.api.Assertions.assertThatThrownBy(() -> fence.assertStillHolder(connection, "FENCE", "a", epoch))
+				.isInstanceOf(LostHoldException.class)
+				.hasMessageContaining("'FENCE'")
+				.hasMessageContaining("holder b")
+				.hasMessageContaining("epoch " + (epoch + 1));
+			connection.rollback();
+		}
+	}
+
+	private static final class HoldCheckProbe {
+
+		Decision decision;
+
 	}
 
 	@Test

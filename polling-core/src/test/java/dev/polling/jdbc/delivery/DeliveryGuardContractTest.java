@@ -72,6 +72,64 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	@Test
+	void purgesDeliveredMessagesOlderThanTheRetentionInBatchesAndKeepsTheUndelivered() throws Exception {
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			if (delivery.payload().equals("refused")) {
+				throw new NotDeliveredException("refused");
+			}
+		})).maxAttempts(1).build();
+		for (int i = 0; i < 25; i++) {
+			guard.store(this.destination, "purge-" + i, (i == 0) ? "refused" : "fine");
+		}
+		guard.deliverDue(this.destination, 100);
+		String where = "destination = '" + this.destination + "'";
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where + " AND state = 'DELIVERED'"))
+			.isEqualTo(24);
+		assertThat(guard.purge(Duration.ofHours(1), 10)).as("nothing older than an hour").isZero();
+		Awaitility.await().pollDelay(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(guard.purge(Duration.ofMillis(10), 10)).isGreaterThanOrEqualTo(24);
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where)).as("the dead one")
+			.isOne();
+	}
+
+	/**
+	 * Issue 16, defect 10: expired sends are recovered even while every sending thread is busy with
+	 * a slow send (recovery used to run on the first thread only).
+	 */
+	@Test
+	void expiredSendsAreRecoveredWhileEverySendingThreadIsBusy() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		DeliveryGuard guard = guard("b", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			if (!release.await(60, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("never released");
+			}
+		})).build();
+		guard.store(this.destination, "orphan", "sent by a crashed instance");
+		guard.store(this.destination, "slow-1", "slow");
+		guard.store(this.destination, "slow-2", "slow");
+		// an instance crashed while sending the orphan: SENDING, lease long expired
+		database().execute("UPDATE polling_delivery SET state = 'SENDING', owner = 'crashed', fence = fence + 1, "
+				+ "attempts = 1, lease_until = available_at WHERE destination = '" + this.destination
+				+ "' AND idempotency_key = 'orphan'");
+		DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 2, 10, Duration.ofMillis(50), Duration.ofMillis(200));
+		try {
+			dispatcher.start();
+			Awaitility.await("both threads are sending")
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE destination = '"
+						+ this.destination + "' AND idempotency_key LIKE 'slow-%' AND state = 'SENDING'") == 2);
+			Awaitility.await("the orphan is recovered while both threads wait for their sends")
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE destination = '"
+						+ this.destination + "' AND idempotency_key = 'orphan' AND state = 'IN_DOUBT'") == 1);
+		}
+		finally {
+			release.countDown();
+			dispatcher.stop(Duration.ofSeconds(10));
+		}
+	}
+
+	@Test
 	void storesInTheBusinessTransactionAndDeliversOnceWithItsIdempotencyKey() throws Exception {
 		DataSource dataSource = pool();
 		CountingListener listener = new CountingListener();
@@ -180,7 +238,8 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(b.deliverDue(this.destination, 10)).isOne();
 		assertThat(b.deliverDue(this.destination, 10)).isZero();
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-18", "order-18");
-		assertThat(this.sent).extracting(Delivery::attempt).containsExactly(1, 2);
+		// the crash was not a failed attempt: the send after it is still the first attempt
+		assertThat(this.sent).extracting(Delivery::attempt).containsExactly(1, 1);
 		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 	}
 

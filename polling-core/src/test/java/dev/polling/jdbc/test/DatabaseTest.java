@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,6 +38,10 @@ public abstract class DatabaseTest {
 
 	private final List<HikariDataSource> pools = new ArrayList<>();
 
+	private final List<HikariDataSource> testPools = new ArrayList<>();
+
+	private boolean preparing;
+
 	/**
 	 * Creates the test for one database.
 	 * @param dialect which database to run on
@@ -54,7 +59,13 @@ public abstract class DatabaseTest {
 			this.unavailable = ex.getMessage();
 			return;
 		}
-		prepare(this.database);
+		this.preparing = true;
+		try {
+			prepare(this.database);
+		}
+		finally {
+			this.preparing = false;
+		}
 	}
 
 	@BeforeEach
@@ -74,7 +85,7 @@ public abstract class DatabaseTest {
 
 	/**
 	 * A connection pool of its own on this class's database, as an application instance has; closed
-	 * after the last test of the class.
+	 * after the test that made it (after the last test of the class when made in {@link #prepare}).
 	 * @param maximumSize the pool's maximum size
 	 * @return the pool
 	 */
@@ -85,8 +96,14 @@ public abstract class DatabaseTest {
 		config.setPassword(database().password());
 		config.setMaximumPoolSize(maximumSize);
 		HikariDataSource pool = new HikariDataSource(config);
-		this.pools.add(pool);
+		(this.preparing ? this.pools : this.testPools).add(pool);
 		return pool;
+	}
+
+	@AfterEach
+	final void closeTestPools() {
+		this.testPools.forEach(HikariDataSource::close);
+		this.testPools.clear();
 	}
 
 	@AfterAll

@@ -1,123 +1,86 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
-import java.time.Duration;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 import dev.polling.core.PollingManager;
-import dev.polling.jdbc.jobs.JobScheduler;
-import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
-import dev.polling.jdbc.queue.WorkQueue;
+import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.coordination.JdbcCoordinator;
+import dev.polling.jdbc.jobs.DispatchHold;
+import dev.polling.jdbc.jobs.JobDispatcher;
 
 /**
- * Moves due scheduled jobs into the work queue every {@code polling.jdbc.jobs.dispatch-interval},
- * on one instance: the holder of {@code polling.jdbc.jobs.cluster} (through
- * {@link PollingManager#runIfGranted}), or on every instance when no cluster is named (safe, since
- * each job is locked while it is moved, but wasteful). Failures are logged and retried at the next
- * tick. Stops after the clusters are released (a round under way holds its cluster and is waited
- * for by the release), waiting up to {@code polling.jdbc.jobs.shutdown-wait} on a thread of its own.
+ * Starts the {@link JobDispatcher} with the application context and stops it (releasing the
+ * dispatcher role) when it closes. One instance dispatches: the holder of
+ * {@code polling.jdbc.jobs.cluster} when one is named (through {@link PollingManager#runIfGranted}),
+ * else the holder of the role {@value JobDispatcher#DEFAULT_ROLE} in the coordination table.
  */
 public final class JobDispatcherLifecycle implements SmartLifecycle {
 
-	private static final Logger logger = LoggerFactory.getLogger(JobDispatcherLifecycle.class);
-
-	private final JobScheduler scheduler;
-
-	private final WorkQueue queue;
-
-	private final @Nullable PollingManager manager;
-
-	private final @Nullable String cluster;
-
-	private final Duration interval;
-
-	private final int batchSize;
-
-	private final Consumer<DispatchResult> observer;
-
-	private final Duration shutdownWait;
-
-	private final PollingTaskSchedulers schedulers;
-
-	private PollingTaskSchedulers.@Nullable Timer timer;
-
-	private volatile @Nullable String lastFailure;
+	private final JobDispatcher dispatcher;
 
 	/**
-	 * @param scheduler the jobs
-	 * @param queue where due jobs go
-	 * @param manager the polling manager, or null when no cluster is named
-	 * @param cluster the cluster whose holder dispatches, or null for every instance
-	 * @param interval time between dispatch rounds
-	 * @param batchSize jobs moved per transaction
-	 * @param observer told about every round (meters)
-	 * @param shutdownWait how long stopping waits for the round under way
-	 * @param schedulers where the timer comes from
+	 * @param dispatcher the dispatcher
 	 */
-	public JobDispatcherLifecycle(JobScheduler scheduler, WorkQueue queue, @Nullable PollingManager manager, @Nullable String cluster,
-			Duration interval, int batchSize, Consumer<DispatchResult> observer, Duration shutdownWait,
-			PollingTaskSchedulers schedulers) {
-		this.schedulers = schedulers;
-		this.scheduler = scheduler;
-		this.queue = queue;
-		this.manager = manager;
-		this.cluster = cluster;
-		this.interval = interval;
-		this.batchSize = batchSize;
-		this.observer = observer;
-		this.shutdownWait = shutdownWait;
+	public JobDispatcherLifecycle(JobDispatcher dispatcher) {
+		this.dispatcher = dispatcher;
 	}
 
-	/** One dispatch round, as the timer runs it. */
-	void tick() {
-		try {
-			if (this.manager != null && this.cluster != null) {
-				this.manager.runIfGranted(this.cluster, this::dispatch);
+	/**
+	 * The hold of a polling cluster: its holder dispatches. When the cluster is coordinated through
+	 * the database, every dispatch transaction checks the grant's epoch (fencing); a JMX-coordinated
+	 * cluster has no row to check.
+	 * @param manager the polling manager
+	 * @param cluster the cluster
+	 * @param coordinator the database coordinator of the cluster, or {@code null}
+	 * @return the hold
+	 */
+	static DispatchHold clusterHold(PollingManager manager, String cluster, @Nullable JdbcCoordinator coordinator) {
+		return new DispatchHold() {
+
+			@Override
+			public void runIfHeld(Consumer<HoldCheck> round) {
+				manager.runIfGranted(cluster, () -> {
+					boolean fenced = coordinator != null && manager.fencingToken(cluster).isPresent();
+					round.accept(fenced ? coordinator.holdCheck(manager, cluster) : HoldCheck.NONE);
+				});
 			}
-			else {
-				dispatch();
+
+			@Override
+			public void release() {
+				// the polling manager releases its clusters
 			}
-			this.lastFailure = null;
-		}
-		catch (RuntimeException ex) {
-			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-			if (!failure.equals(this.lastFailure)) {
-				logger.warn("Dispatching due jobs failed ({}); trying again at the next tick", failure);
+
+			@Override
+			public String toString() {
+				return "polling cluster '" + cluster + "'";
 			}
-			this.lastFailure = failure;
-		}
+
+		};
 	}
 
-	private void dispatch() {
-		DispatchResult result;
-		do {
-			result = this.scheduler.dispatchDue(this.queue, this.batchSize);
-			this.observer.accept(result);
-		}
-		while (result.dispatched() + result.failed() >= this.batchSize);
+	/**
+	 * The dispatcher.
+	 * @return the dispatcher
+	 */
+	public JobDispatcher getDispatcher() {
+		return this.dispatcher;
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.timer != null) {
-			return;
-		}
-		this.timer = this.schedulers.start("polling-job-dispatcher", this.interval, this::tick);
+	public void start() {
+		this.dispatcher.start();
 	}
 
 	@Override
-	public synchronized void stop() {
-		if (this.timer != null) {
-			this.timer.stop(this.shutdownWait);
-			this.timer = null;
-		}
+	public void stop() {
+		this.dispatcher.stop();
 	}
 
+	/** Stops on a thread of its own, beside the other database parts of its shutdown phase. */
 	@Override
 	public void stop(Runnable callback) {
 		BackgroundStop.run("polling-job-dispatcher-stop", this::stop, callback);
@@ -125,9 +88,10 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 
 	@Override
 	public boolean isRunning() {
-		return this.timer != null;
+		return this.dispatcher.isRunning();
 	}
 
+	/** After the clusters are released (a round under way holds its cluster and is waited for by the release). */
 	@Override
 	public int getPhase() {
 		return PollingManagerLifecycle.WORKERS_PHASE;

@@ -44,6 +44,7 @@ import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.core.PollingManager;
+import dev.polling.jdbc.jobs.JobDispatcher;
 import dev.polling.jdbc.jobs.JobScheduler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -114,7 +115,8 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics, PollingTaskSchedulers schedulers) {
+				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
+				ObjectProvider<ClusterCoordinator> coordinators) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
@@ -124,22 +126,41 @@ public final class PollingJdbcAutoConfiguration {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.batch-size", String.valueOf(settings.getBatchSize()),
 						"the batch size is out of range", "set it between 1 and 10000, e.g. 1000");
 			}
+			Duration failover = settings.getFailoverPeriod();
+			if (failover.compareTo(JobDispatcher.DEFAULT_FAILOVER_PERIOD) < 0) {
+				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.failover-period", failover.toString(),
+						"a dispatcher that stopped is replaced after the failover period, which must be at least 10s",
+						"set it to at least 10s");
+			}
+			JobsMetrics meters = metrics.getIfAvailable();
+			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
+				.interval(settings.getDispatchInterval())
+				.batchSize(settings.getBatchSize())
+				.failoverPeriod(failover)
+				.observer((meters != null) ? meters::record : (result) -> {
+				});
 			String cluster = settings.getCluster();
-			PollingManager pollingManager = null;
 			if (cluster != null && !cluster.isBlank()) {
-				pollingManager = manager.getIfAvailable();
+				PollingManager pollingManager = manager.getIfAvailable();
 				if (pollingManager == null || !pollingManager.clusterIds().contains(cluster.strip())) {
 					throw new InvalidPollingConfigurationException("polling.jdbc.jobs.cluster", cluster,
 							"there is no polling cluster '" + cluster + "'" + ((pollingManager != null) ? "; known clusters: "
 									+ pollingManager.clusterIds() : ""),
 							"define polling.clusters." + cluster + ".wait-time, or name one of the defined clusters");
 				}
-				cluster = cluster.strip();
+				ClusterCoordinator coordinator = coordinators.getIfUnique();
+				builder.hold(JobDispatcherLifecycle.clusterHold(pollingManager, cluster.strip(),
+						(coordinator instanceof JdbcCoordinator jdbc) ? jdbc : null));
 			}
-			JobsMetrics meters = metrics.getIfAvailable();
-			return new JobDispatcherLifecycle(scheduler, queue, pollingManager, cluster, settings.getDispatchInterval(),
-					settings.getBatchSize(), (meters != null) ? meters::record : (result) -> {
-					}, settings.getShutdownWait(), schedulers);
+			return new JobDispatcherLifecycle(builder.build());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingJobsPurge")
+		RetentionPurgeScheduler pollingJobsPurge(JobScheduler scheduler, PollingJdbcProperties properties, PollingTaskSchedulers schedulers) {
+			PollingJdbcProperties.Jobs settings = properties.getJobs();
+			return new RetentionPurgeScheduler("jobs", settings.getPurgeInterval(),
+					() -> scheduler.purge(settings.getRetention()), schedulers);
 		}
 
 	}
@@ -281,6 +302,14 @@ public final class PollingJdbcAutoConfiguration {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
 					settings.getPollInterval(), settings.getRecoverInterval()), settings.getShutdownWait());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingDeliveryPurge")
+		RetentionPurgeScheduler pollingDeliveryPurge(DeliveryGuard guard, PollingJdbcProperties properties, PollingTaskSchedulers schedulers) {
+			PollingJdbcProperties.Delivery settings = properties.getDelivery();
+			return new RetentionPurgeScheduler("delivery", settings.getPurgeInterval(),
+					() -> guard.purge(settings.getRetention()), schedulers);
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {

@@ -442,6 +442,19 @@ public class PollingJdbcProperties {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration shutdownWait = Duration.ofSeconds(20);
 
+		/**
+		 * How long DELIVERED messages are kept.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes DELIVERED messages older than the retention (in batches of
+		 * 1000, a transaction each); 0 disables it.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration purgeInterval = Duration.ofHours(1);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -510,6 +523,22 @@ public class PollingJdbcProperties {
 			this.shutdownWait = shutdownWait;
 		}
 
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = positive("polling.jdbc.delivery.retention", retention, "7d");
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			this.purgeInterval = notNegative("polling.jdbc.delivery.purge-interval", purgeInterval);
+		}
+
 	}
 
 	static Duration positive(String property, Duration value, String example) {
@@ -565,10 +594,18 @@ public class PollingJdbcProperties {
 		private boolean enabled = true;
 
 		/**
-		 * Cluster whose holder dispatches due jobs (one of polling.clusters); without it every
-		 * instance dispatches (safe, but wasteful).
+		 * Cluster whose holder dispatches due jobs (one of polling.clusters). Without it, one
+		 * instance dispatches: the holder of the row "polling.jobs" in the coordination table.
 		 */
 		private @Nullable String cluster;
+
+		/**
+		 * How long a dispatcher that stopped keeps the role "polling.jobs" before another instance
+		 * takes over (without polling.jdbc.jobs.cluster). At least 10s. A number without unit
+		 * means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration failoverPeriod = Duration.ofSeconds(10);
 
 		/**
 		 * Time between dispatch rounds. A number without unit means seconds.
@@ -589,6 +626,19 @@ public class PollingJdbcProperties {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration shutdownWait = Duration.ofSeconds(10);
 
+		/**
+		 * How long dispatched and cancelled jobs are kept.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * How often each instance deletes dispatched and cancelled jobs older than the retention (in
+		 * batches of 1000, a transaction each); 0 disables it.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration purgeInterval = Duration.ofHours(1);
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -603,6 +653,14 @@ public class PollingJdbcProperties {
 
 		public void setCluster(@Nullable String cluster) {
 			this.cluster = cluster;
+		}
+
+		public Duration getFailoverPeriod() {
+			return this.failoverPeriod;
+		}
+
+		public void setFailoverPeriod(Duration failoverPeriod) {
+			this.failoverPeriod = failoverPeriod;
 		}
 
 		public Duration getDispatchInterval() {
@@ -629,6 +687,22 @@ public class PollingJdbcProperties {
 			this.shutdownWait = shutdownWait;
 		}
 
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = positive("polling.jdbc.jobs.retention", retention, "7d");
+		}
+
+		public Duration getPurgeInterval() {
+			return this.purgeInterval;
+		}
+
+		public void setPurgeInterval(Duration purgeInterval) {
+			this.purgeInterval = notNegative("polling.jdbc.jobs.purge-interval", purgeInterval);
+		}
+
 	}
 
 	/**
@@ -652,6 +726,14 @@ public class PollingJdbcProperties {
 			this.refreshInterval = refreshInterval;
 		}
 
+	}
+
+	static Duration notNegative(String property, Duration value) {
+		if (value.isNegative()) {
+			throw new IllegalArgumentException(property + " must not be negative but was " + value
+					+ ": set e.g. 1h, or 0 to disable the purge");
+		}
+		return value;
 	}
 
 }

@@ -117,7 +117,7 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 			logger.debug("Could not read the work queue statistics for the gauges", ex);
 			return;
 		}
-		stats = this.known.complete(stats, QueueStats::queue, (name) -> new QueueStats(name, 0, 0, 0, 0, null));
+		stats = this.known.complete(stats, QueueStats::queue, (name) -> new QueueStats(name, 0, 0, 0, 0, 0, null));
 		for (MultiGauge[] gauge : this.gauges) {
 			gauge[0].register(stats.stream().map((s) -> MultiGauge.Row.of(Tags.of("queue", s.queue()), s.backlog())).toList(), true);
 			gauge[1].register(stats.stream()

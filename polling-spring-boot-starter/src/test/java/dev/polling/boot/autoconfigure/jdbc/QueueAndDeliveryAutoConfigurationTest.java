@@ -219,6 +219,30 @@ class QueueAndDeliveryAutoConfigurationTest {
 		});
 	}
 
+	/**
+	 * Issue 16, defect 9: delivered messages are purged after their retention, in batches, on every
+	 * instance.
+	 */
+	@Test
+	void deliveredMessagesArePurgedAfterTheirRetention() {
+		this.runner.withUserConfiguration(MailFlow.class)
+			.withPropertyValues("polling.jdbc.delivery.retention=1s", "polling.jdbc.delivery.purge-interval=200ms")
+			.run((context) -> {
+				DeliveryGuard guard = context.getBean(DeliveryGuard.class);
+				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+				context.getBean(TransactionTemplate.class).executeWithoutResult((status) -> {
+					for (int i = 0; i < 3; i++) {
+						guard.store("smtp", "purged-" + i, "payload");
+					}
+				});
+				MailFlow flow = context.getBean(MailFlow.class);
+				Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> flow.sent.size() == 3);
+				Awaitility.await("delivered rows purged after 1s")
+					.atMost(Duration.ofSeconds(30))
+					.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM polling_delivery", Long.class) == 0);
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class MailFlow {
 

@@ -1,0 +1,115 @@
+package dev.polling.jdbc.test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * How many table and index rows a statement reads, as the database itself reports when it runs the
+ * statement under {@code EXPLAIN ANALYZE} (PostgreSQL: rows returned plus rows removed by filters, per
+ * scan node and loop; MariaDB: {@code ANALYZE FORMAT=JSON}, loops times rows per table access; H2:
+ * the scan counts of {@code EXPLAIN ANALYZE}). The statement runs for real, in a transaction that
+ * is rolled back. A cost that does not depend on how much else is in the table shows here as a
+ * number that does not grow with it, without timing anything.
+ */
+public final class QueryPlans {
+
+	private static final Pattern POSTGRES_NODE = Pattern
+		.compile("(Scan|Scan Backward)[^(]*\\(.*actual time=[^ ]+ rows=(\\d+) loops=(\\d+)\\)");
+
+	private static final Pattern POSTGRES_REMOVED = Pattern.compile("Rows Removed by (Filter|Index Recheck): (\\d+)");
+
+	private static final Pattern MARIADB_ACCESS = Pattern.compile("\"r_loops\":\\s*(\\d+).*?\"r_rows\":\\s*([\\d.]+)",
+			Pattern.DOTALL);
+
+	private static final Pattern H2_SCANS = Pattern.compile("scanCount: (\\d+)");
+
+	private QueryPlans() {
+	}
+
+	/**
+	 * Runs the statement under {@code EXPLAIN ANALYZE} and rolls it back.
+	 * @param database the database
+	 * @param sql a statement without parameters
+	 * @return the rows it read
+	 */
+	public static long rowsRead(TestDatabase database, String sql) {
+		return rowsRead(database, sql, new Object[0]);
+	}
+
+	/**
+	 * Runs the statement under {@code EXPLAIN ANALYZE} with parameters and rolls it back.
+	 * @param database the database
+	 * @param sql the statement
+	 * @param parameters its parameters, in order
+	 * @return the rows it read
+	 */
+	public static long rowsRead(TestDatabase database, String sql, Object... parameters) {
+		String explain = switch (database.dialect()) {
+			case POSTGRESQL -> "EXPLAIN (ANALYZE, FORMAT TEXT) ";
+			case MARIADB -> "ANALYZE FORMAT=JSON ";
+			case H2 -> "EXPLAIN ANALYZE ";
+		};
+		StringBuilder plan = new StringBuilder();
+		try (Connection connection = database.connect()) {
+			connection.setAutoCommit(false);
+			try (PreparedStatement statement = connection.prepareStatement(explain + sql)) {
+				for (int i = 0; i < parameters.length; i++) {
+					statement.setObject(i + 1, parameters[i]);
+				}
+				try (ResultSet result = statement.executeQuery()) {
+					while (result.next()) {
+						plan.append(result.getString(1)).append('\n');
+					}
+				}
+			}
+			finally {
+				connection.rollback();
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not explain on " + database.name() + ": " + sql, ex);
+		}
+		return count(database, plan.toString());
+	}
+
+	private static long count(TestDatabase database, String plan) {
+		long rows = 0;
+		switch (database.dialect()) {
+			case POSTGRESQL -> {
+				long loops = 1;
+				for (String line : plan.split("\n")) {
+					Matcher node = POSTGRES_NODE.matcher(line);
+					if (node.find()) {
+						loops = Long.parseLong(node.group(3));
+						rows += Long.parseLong(node.group(2)) * loops;
+					}
+					else if (line.contains("->") || line.contains("(actual")) {
+						loops = 1;
+					}
+					Matcher removed = POSTGRES_REMOVED.matcher(line);
+					if (removed.find()) {
+						rows += Long.parseLong(removed.group(2)) * loops;
+					}
+				}
+			}
+			case MARIADB -> {
+				Matcher access = MARIADB_ACCESS.matcher(plan);
+				while (access.find()) {
+					rows += Math.round(Long.parseLong(access.group(1)) * Double.parseDouble(access.group(2)));
+				}
+			}
+			case H2 -> {
+				Matcher scans = H2_SCANS.matcher(plan);
+				while (scans.find()) {
+					rows += Long.parseLong(scans.group(1));
+				}
+			}
+		}
+		return rows;
+	}
+
+}
