@@ -19,6 +19,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.boot.origin.Origin;
 
@@ -59,7 +60,7 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 	static List<String> report(ConfigurableEnvironment environment) {
 		Map<String, String> warnings = new LinkedHashMap<>();
 		for (PropertySource<?> source : environment.getPropertySources()) {
-			if (source instanceof EnumerablePropertySource<?> enumerable && !(source instanceof SystemEnvironmentPropertySource)) {
+			if (source instanceof EnumerablePropertySource<?> enumerable && !isProcessWide(source)) {
 				for (String key : enumerable.getPropertyNames()) {
 					String changed = changedMapKey(key);
 					if (changed != null) {
@@ -71,7 +72,7 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 		PollingPropertyKeys keys = PollingPropertyKeys.get();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)
-					|| source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
+					|| (source.getUnderlyingSource() instanceof PropertySource<?> underlying && isProcessWide(underlying))) {
 				continue;
 			}
 			iterable.stream().filter(UnknownPollingPropertiesReporter::isPolling).forEach((name) -> {
@@ -118,6 +119,16 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Environment variables and JVM system properties are shared with everything in the process (build
+	 * tools set their own {@code -Dpolling.*} switches there), so only the application's own property
+	 * files and arguments are checked.
+	 */
+	private static boolean isProcessWide(PropertySource<?> source) {
+		return source instanceof SystemEnvironmentPropertySource
+				|| StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName());
 	}
 
 }
