@@ -47,6 +47,8 @@ public final class JobDispatcher implements AutoCloseable {
 
 	private final Consumer<DispatchResult> observer;
 
+	private final Duration shutdownWait;
+
 	private @Nullable ScheduledExecutorService timer;
 
 	private volatile @Nullable String lastFailure;
@@ -57,6 +59,7 @@ public final class JobDispatcher implements AutoCloseable {
 		this.interval = builder.interval;
 		this.batchSize = builder.batchSize;
 		this.observer = builder.observer;
+		this.shutdownWait = builder.shutdownWait;
 		this.hold = (builder.hold != null) ? builder.hold
 				: DispatchHold.database(new JdbcCoordinator(this.scheduler.dataSource(), this.scheduler.dialect(),
 						this.scheduler.tables(), builder.failoverPeriod), DEFAULT_ROLE, this.queue.owner(),
@@ -98,7 +101,7 @@ public final class JobDispatcher implements AutoCloseable {
 		}
 		this.timer.shutdown();
 		try {
-			this.timer.awaitTermination(10, TimeUnit.SECONDS);
+			this.timer.awaitTermination(this.shutdownWait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -165,6 +168,8 @@ public final class JobDispatcher implements AutoCloseable {
 
 		private Duration failoverPeriod = DEFAULT_FAILOVER_PERIOD;
 
+		private Duration shutdownWait = Duration.ofSeconds(10);
+
 		private @Nullable DispatchHold hold;
 
 		private Consumer<DispatchResult> observer = (result) -> {
@@ -216,6 +221,20 @@ public final class JobDispatcher implements AutoCloseable {
 						+ ": a dispatcher that stopped is replaced after it, e.g. 10s");
 			}
 			this.failoverPeriod = failoverPeriod;
+			return this;
+		}
+
+		/**
+		 * Sets how long {@link JobDispatcher#stop()} waits for the round under way (default 10 s).
+		 * @param shutdownWait not negative
+		 * @return this builder
+		 */
+		public Builder shutdownWait(Duration shutdownWait) {
+			Objects.requireNonNull(shutdownWait, "shutdownWait must not be null");
+			if (shutdownWait.isNegative()) {
+				throw new IllegalArgumentException("shutdownWait must not be negative but was " + shutdownWait + ": e.g. 10s");
+			}
+			this.shutdownWait = shutdownWait;
 			return this;
 		}
 

@@ -137,6 +137,7 @@ public final class PollingJdbcAutoConfiguration {
 				.interval(settings.getDispatchInterval())
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
+				.shutdownWait(settings.getShutdownWait())
 				.observer((meters != null) ? meters::record : (result) -> {
 				});
 			String cluster = settings.getCluster();
