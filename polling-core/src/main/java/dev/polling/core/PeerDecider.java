@@ -130,6 +130,22 @@ final class PeerDecider {
 		return endedMeanwhile(c);
 	}
 
+	/**
+	 * Asks the peers without deciding, and reports each peer entry with a configuration fault as a
+	 * decision would (an ERROR naming the peer and the likely cause): a wrong peer entry shows at
+	 * start, not only at the first tick.
+	 * @return the observations
+	 */
+	static List<PeerObservation> checkPeers(ClusterRuntime c) {
+		List<PeerObservation> peers = c.survey(null, new java.util.ArrayList<>());
+		for (PeerObservation o : peers) {
+			if (o.fault().isConfigurationFault()) {
+				report(c, new Step(Action.REFUSE, Reason.PEER_MISCONFIGURED, o));
+			}
+		}
+		return peers;
+	}
+
 	/** Why a hold or an acquisition ended while the decision asked the peers. */
 	private static Reason endedMeanwhile(ClusterRuntime c) {
 		HoldState state = c.state();

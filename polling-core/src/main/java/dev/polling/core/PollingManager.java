@@ -154,6 +154,23 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	/**
+	 * Asks the peers of every cluster decided by its peers, without deciding anything, and logs each
+	 * peer entry with a configuration fault (credentials, TLS, not a JMX port, unknown host) as an
+	 * error with its likely cause. Meant for the start of the application, where peers already up show
+	 * a wrong entry before the first tick. Waits at most the peer timeout per cluster.
+	 * @return the observations by cluster id (clusters without peers or with a coordinator are absent)
+	 */
+	public Map<String, List<PeerObservation>> checkPeers() {
+		Map<String, List<PeerObservation>> result = new LinkedHashMap<>();
+		for (ClusterRuntime c : this.clusters.values()) {
+			if (c.coordinated() == null && !c.survey().peers().isEmpty() && !c.state().isClosed()) {
+				result.put(c.id(), PeerDecider.checkPeers(c));
+			}
+		}
+		return result;
+	}
+
+	/**
 	 * Runs one polling cycle: decides, runs the task only when granted, and records activity at its
 	 * end (also when it throws). While the task runs, the hold stays alive (peers see this instance as
 	 * active) until it ends or the cluster's {@link ClusterDefinition#maxCycleTime() maximum cycle

@@ -73,6 +73,18 @@ class PeerFaultTest {
 		assertThat(decision.detail()).contains("not as a JMX server");
 	}
 
+	/** At start, before any tick: a wrong peer entry is reported, and nothing is decided. */
+	@Test
+	void checkingThePeersAtStartReportsAConfigurationFaultWithoutDeciding() {
+		this.manager = manager(PeerDefinition.of("web", "127.0.0.1", this.faulty.httpPort()), Duration.ofMillis(500));
+		var observations = this.manager.checkPeers().get(CLUSTER);
+		assertThat(observations).singleElement().satisfies((o) -> assertThat(o.fault()).isEqualTo(PeerFault.NOT_JMX));
+		assertThat(this.manager.status(CLUSTER).lastDecision()).isNull();
+		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
+		assertThat(this.manager.status(CLUSTER).peers()).singleElement()
+			.satisfies((o) -> assertThat(o.fault()).isEqualTo(PeerFault.NOT_JMX));
+	}
+
 	@Test
 	void classifiesAnUnknownHostAsAConfigurationFaultAndDoesNotAcquire() {
 		Decision decision = decideAgainst(PeerDefinition.of("typo", "no-such-host.invalid", 9010));

@@ -50,6 +50,17 @@ public final class PollingManagerLifecycle implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		// peers already up show a wrong peer entry (an HTTP port, wrong credentials) now, not at the first tick
+		Thread check = new Thread(() -> {
+			try {
+				this.manager.checkPeers();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Checking the peers at start failed", ex);
+			}
+		}, "polling-peer-check");
+		check.setDaemon(true);
+		check.start();
 	}
 
 	@Override
