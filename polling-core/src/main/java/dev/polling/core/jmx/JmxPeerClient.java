@@ -235,6 +235,14 @@ public final class JmxPeerClient implements PeerClient {
 					lease = this.connection.acquire(deadline, timeout);
 				}
 				catch (Exception | Error ex) {
+					// a connect that broke off (EOF, reset: RMI may hand out a pooled socket to a peer that has
+					// restarted on the same port) is tried again within the deadline; refused, timed out, credentials,
+					// TLS and the like are the peer's answer
+					if (ex instanceof IOException io && !isTimeout(io) && classify(io, start).fault() == PeerFault.IO
+							&& attempt < MAX_ATTEMPTS && System.nanoTime() - deadline < 0) {
+						logger.debug("Peer '{}': connecting failed ({}); connecting again", this.peer.id(), ex.toString());
+						continue;
+					}
 					return connectFailed(ex, start);
 				}
 				this.lastConnectFailure = null;
