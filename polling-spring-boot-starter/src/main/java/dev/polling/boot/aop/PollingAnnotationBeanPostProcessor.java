@@ -20,7 +20,7 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.core.env.Environment;
 
-import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
+import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.core.PollingManager;
 
 /**

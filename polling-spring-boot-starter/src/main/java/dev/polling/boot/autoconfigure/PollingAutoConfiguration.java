@@ -24,6 +24,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;

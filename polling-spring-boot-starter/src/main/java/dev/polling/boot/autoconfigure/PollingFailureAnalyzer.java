@@ -1,5 +1,6 @@
 package dev.polling.boot.autoconfigure;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

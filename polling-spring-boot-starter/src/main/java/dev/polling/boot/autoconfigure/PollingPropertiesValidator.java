@@ -17,6 +17,7 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
 import dev.polling.boot.autoconfigure.PollingProperties.Peer;
 import dev.polling.boot.autoconfigure.PollingProperties.Server;

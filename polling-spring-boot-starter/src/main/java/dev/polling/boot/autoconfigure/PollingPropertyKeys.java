@@ -16,11 +16,10 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.core.ResolvableType;
 
-import dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties;
 
 /**
  * The keys under {@code polling.*} that the starter binds, read from the properties classes the
- * binder fills ({@link PollingProperties}, {@link PollingJdbcProperties} under {@code polling.jdbc}),
+ * binder fills ({@link PollingProperties}, {@code PollingJdbcProperties} under {@code polling.jdbc}),
  * so that a key nobody reads can be reported with the nearest known one. Map keys (cluster and peer
  * ids) are free; the keys below them are checked.
  */
@@ -36,15 +35,21 @@ final class PollingPropertyKeys {
 		this.root = polling;
 	}
 
-	/** The JDBC keys, or any key when the JDBC parts' classes are not on the classpath (then nothing reads them). */
+	/**
+	 * The JDBC keys, or any key when the JDBC parts' classes are not on the classpath (then nothing
+	 * reads them). Looked up by name: the JDBC auto-configuration's package depends on this one, not
+	 * the other way round.
+	 */
 	private static Node jdbc() {
 		try {
-			return bean(PollingJdbcProperties.class);
+			return bean(Class.forName(JDBC_PROPERTIES, false, PollingPropertyKeys.class.getClassLoader()));
 		}
-		catch (LinkageError ex) {
+		catch (ClassNotFoundException | LinkageError ex) {
 			return new Node(Kind.ANY, null, null, false);
 		}
 	}
+
+	private static final String JDBC_PROPERTIES = "dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties";
 
 	static PollingPropertyKeys get() {
 		return INSTANCE;

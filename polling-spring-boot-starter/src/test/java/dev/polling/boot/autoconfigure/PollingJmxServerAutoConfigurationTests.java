@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.core.PollingManager;
 import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;

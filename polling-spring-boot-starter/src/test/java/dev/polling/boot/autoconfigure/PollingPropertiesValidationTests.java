@@ -1,5 +1,6 @@
 package dev.polling.boot.autoconfigure;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

@@ -38,7 +38,7 @@ import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-import dev.polling.boot.autoconfigure.InvalidPollingConfigurationException;
+import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.autoconfigure.PollingProperties;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot;
 
 /**
  * A polling property has a value that cannot work. The message names the property, the value
