@@ -45,6 +45,14 @@ final class BuilderChecks {
 							+ "'; known peers: " + builder.peers.keySet() + ". Define the peer or remove it from the cluster");
 				}
 			}
+			DnsDiscovery dns = builder.discovery;
+			if (dns != null && cluster.peerIds().isEmpty() && !builder.coordinators.containsKey(cluster.id())
+					&& dns.interval().multipliedBy(4).compareTo(cluster.waitTime()) > 0) {
+				throw new IllegalArgumentException("DNS discovery interval " + dns.interval().toMillis()
+						+ " ms is longer than a quarter of the wait time of cluster '" + cluster.id() + "' (" + cluster.waitTime().toMillis()
+						+ " ms): an instance whose own address left the DNS answers must let go well before its peers drop it; "
+						+ "lower the interval to at most " + cluster.waitTime().dividedBy(4).toMillis() + " ms or raise the wait time");
+			}
 			if (settings.peerTimeout().multipliedBy(2).compareTo(cluster.waitTime()) >= 0) {
 				throw new IllegalArgumentException("Peer timeout " + settings.peerTimeout().toMillis()
 						+ " ms is not shorter than half the wait time of cluster '" + cluster.id() + "' ("

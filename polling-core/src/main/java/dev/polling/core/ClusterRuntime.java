@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -64,13 +65,13 @@ final class ClusterRuntime {
 	private volatile long overrunReportedAt = HoldState.NONE;
 
 	ClusterRuntime(ClusterDefinition definition, LocalInstance instance, List<PeerDefinition> peers,
-			@Nullable ClusterCoordinator coordinator, boolean stopSensitive) {
+			@Nullable ClusterCoordinator coordinator, boolean stopSensitive, @Nullable PeerDiscovery discovery) {
 		this.definition = definition;
 		this.instance = instance;
 		long maxCycle = (definition.maxCycleTime() != null) ? definition.maxCycleTime().toNanos() : Long.MAX_VALUE;
-		this.state = new HoldState(instance.time(), definition.waitTime().toNanos(), maxCycle,
-				stopSensitive ? instance::stops : () -> 0);
-		this.survey = new PeerSurvey(instance, definition, (coordinator != null) ? List.of() : peers);
+		LongSupplier stops = (discovery != null) ? () -> instance.stops() + discovery.voids(instance.time().nanoTime()) : instance::stops;
+		this.state = new HoldState(instance.time(), definition.waitTime().toNanos(), maxCycle, stopSensitive ? stops : () -> 0);
+		this.survey = new PeerSurvey(instance, definition, (coordinator != null) ? List.of() : peers, discovery);
 		this.coordinated = (coordinator != null) ? new CoordinatedCluster(this, coordinator) : null;
 		this.handoverUntil = instance.time().nanoTime();
 	}
@@ -104,7 +105,7 @@ final class ClusterRuntime {
 	}
 
 	boolean isStandalone() {
-		return this.survey.peers().isEmpty() && this.coordinated == null;
+		return this.survey.peers().isEmpty() && this.survey.discovery() == null && this.coordinated == null;
 	}
 
 	boolean isCycleRunning() {
@@ -139,12 +140,12 @@ final class ClusterRuntime {
 		if (this.state.isPaused()) {
 			// a paused JMX cluster still asks the peers: presume-last-known judges a peer that falls silent by its
 			// latest answer, and after resume that answer must not be the one from before the pause
-			return decision(Reason.PAUSED, (this.coordinated != null) ? List.of() : survey(null, observed), start);
+			return decision(Reason.PAUSED, (this.coordinated != null) ? List.of() : survey(this.survey.peers(), null, observed), start);
 		}
 		if (this.coordinated != null) {
 			return this.coordinated.decide(start);
 		}
-		if (this.survey.peers().isEmpty()) {
+		if (isStandalone()) {
 			if (!this.state.recordActivity()) {
 				this.state.grantNow();
 			}
@@ -153,9 +154,12 @@ final class ClusterRuntime {
 		return PeerDecider.decide(this, start, observed);
 	}
 
-	/** Asks the peers and remembers their answers for the policy. */
-	List<PeerObservation> survey(@Nullable List<PeerObservation> previous, List<PeerObservation> observed) {
-		List<PeerObservation> observations = this.survey.observe(previous, observed);
+	/**
+	 * Asks the peers and remembers their answers for the policy.
+	 * @param peers the peers to ask: the current ones ({@link PeerSurvey#peers()}), the same list in both rounds of a decision
+	 */
+	List<PeerObservation> survey(List<PeerDefinition> peers, @Nullable List<PeerObservation> previous, List<PeerObservation> observed) {
+		List<PeerObservation> observations = this.survey.observe(peers, previous, observed);
 		this.memory = this.memory.remember(observations, this.instance.time().nanoTime());
 		return observations;
 	}

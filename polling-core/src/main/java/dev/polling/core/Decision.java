@@ -122,6 +122,14 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		 */
 		DUPLICATE_INSTANCE_ID(Outcome.REFUSED),
 
+		/**
+		 * Refused: peers come from DNS discovery and this instance may not acquire yet: its own
+		 * address has not been in the answers long enough for every peer to have resolved it (two
+		 * re-resolve intervals plus the longest decision), or its latest resolution is older than two
+		 * intervals (the resolver fails or hangs). The decision's detail says which.
+		 */
+		DISCOVERY_PENDING(Outcome.REFUSED),
+
 		/** Refused: the cluster's coordinator (its database) could not decide. */
 		COORDINATION_UNAVAILABLE(Outcome.REFUSED),
 

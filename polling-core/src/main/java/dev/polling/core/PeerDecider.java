@@ -38,7 +38,7 @@ final class PeerDecider {
 		// Holder: extend first, then check that nothing makes it let go.
 		long generation = state.renewIfHolding(RENEWAL_MARGIN.toNanos());
 		if (generation >= 0) {
-			List<PeerObservation> peers = c.survey(null, observed);
+			List<PeerObservation> peers = c.survey(c.survey().peers(), null, observed);
 			if (state.generation() != generation || !state.isHolding()) {
 				return c.decision(endedMeanwhile(c), peers, start);
 			}
@@ -56,12 +56,19 @@ final class PeerDecider {
 		}
 		if (time.nanoTime() - c.handoverUntil < 0) {
 			// still ask the peers while holding off: presume-last-known must know the peer that took over as holder
-			return c.decision(Reason.HANDED_OVER, c.survey(null, observed), start);
+			return c.decision(Reason.HANDED_OVER, c.survey(c.survey().peers(), null, observed), start);
 		}
 
 		// Candidate, first round: refuse cheaply while anybody holds or acquires.
+		// Both rounds ask the same peers: a peer discovered meanwhile is asked from the next decision on.
 		long firstRoundStart = time.nanoTime();
-		List<PeerObservation> first = c.survey(null, observed);
+		List<PeerDefinition> asked = c.survey().peers();
+		List<PeerObservation> first = c.survey(asked, null, observed);
+		PeerDiscovery discovery = c.survey().discovery();
+		String pending = (discovery != null) ? discovery.pending(time.nanoTime(), discoverySettleNanos(self, discovery)) : null;
+		if (pending != null) {
+			return c.decision(Reason.DISCOVERY_PENDING, first, start, pending);
+		}
 		Step step = Protocol.firstRound(self, balance(c), first, c.memory, time.nanoTime(), instance.justStopped());
 		if (step.action() == Action.REFUSE) {
 			if (step.reason() == Reason.LEFT_TO_LIGHTER_PEER) {
@@ -82,7 +89,7 @@ final class PeerDecider {
 		try {
 			time.sleep(Duration.ofMillis(Protocol.settleMillis(self, first)));
 			long ownAgeMillis = (time.nanoTime() - ticket.announcedAt()) / 1_000_000L;
-			List<PeerObservation> second = c.survey(first, observed);
+			List<PeerObservation> second = c.survey(asked, first, observed);
 			long now = time.nanoTime();
 			step = Protocol.secondRound(self, second, c.memory, now, ownAgeMillis, (now - ticket.announcedAt()) / 1_000_000L);
 			if (step.action() != Action.GRANT) {
@@ -120,6 +127,15 @@ final class PeerDecider {
 		return (candidacyLimit - firstRoundLimit < 0) ? candidacyLimit : firstRoundLimit;
 	}
 
+	/**
+	 * How long this instance's own address must have been in the DNS answers before it acquires: two
+	 * intervals (the oldest view a peer may acquire with) plus the longest decision, so that a peer
+	 * that acquires at the same time has resolved this instance and asks it.
+	 */
+	private static long discoverySettleNanos(Protocol.Self self, PeerDiscovery discovery) {
+		return discovery.config().settleTime(Duration.ofMillis(self.maxCandidateAgeMillis())).toNanos();
+	}
+
 	/** Why a grant failed: the answers grew too old, or the acquisition ended meanwhile. */
 	private static Reason failedGrant(ClusterRuntime c, HoldState.Ticket ticket, long notAfterNanos) {
 		HoldState state = c.state();
@@ -137,7 +153,7 @@ final class PeerDecider {
 	 * @return the observations
 	 */
 	static List<PeerObservation> checkPeers(ClusterRuntime c) {
-		List<PeerObservation> peers = c.survey(null, new java.util.ArrayList<>());
+		List<PeerObservation> peers = c.survey(c.survey().peers(), null, new java.util.ArrayList<>());
 		for (PeerObservation o : peers) {
 			if (o.fault().isConfigurationFault()) {
 				report(c, new Step(Action.REFUSE, Reason.PEER_MISCONFIGURED, o));

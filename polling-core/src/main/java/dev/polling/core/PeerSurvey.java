@@ -30,24 +30,38 @@ final class PeerSurvey {
 
 	private final List<PeerDefinition> peers;
 
+	private final @Nullable PeerDiscovery discovery;
+
 	private final Map<String, PeerObservation> lastObservations = new ConcurrentHashMap<>();
 
 	private final Map<String, PeerObservation> loggedStates = new ConcurrentHashMap<>();
 
-	PeerSurvey(LocalInstance self, ClusterDefinition cluster, List<PeerDefinition> peers) {
+	PeerSurvey(LocalInstance self, ClusterDefinition cluster, List<PeerDefinition> peers, @Nullable PeerDiscovery discovery) {
 		this.self = self;
 		this.cluster = cluster;
 		this.peers = List.copyOf(peers);
+		this.discovery = discovery;
 	}
 
+	/** The peers to ask now: the static ones, then those found through DNS (missing ones for one wait time). */
 	List<PeerDefinition> peers() {
-		return this.peers;
+		PeerDiscovery discovery = this.discovery;
+		if (discovery == null) {
+			return this.peers;
+		}
+		List<PeerDefinition> peers = new ArrayList<>(this.peers);
+		peers.addAll(discovery.view(this.self.time().nanoTime(), this.cluster.waitTime().toNanos()));
+		return peers;
 	}
 
-	/** The latest observation of each peer asked so far, in peer order. */
+	@Nullable PeerDiscovery discovery() {
+		return this.discovery;
+	}
+
+	/** The latest observation of each current peer asked so far, in peer order. */
 	List<PeerObservation> lastObservations() {
 		List<PeerObservation> result = new ArrayList<>();
-		for (PeerDefinition peer : this.peers) {
+		for (PeerDefinition peer : peers()) {
 			PeerObservation o = this.lastObservations.get(peer.id());
 			if (o != null) {
 				result.add(o);
@@ -56,24 +70,20 @@ final class PeerSurvey {
 		return result;
 	}
 
-	/** Asks every peer. */
-	List<PeerObservation> observe(List<PeerObservation> events) {
-		return observe(null, events);
-	}
-
 	/**
-	 * Asks every peer whose observation in {@code previous} (the same decision's first round) was not
-	 * unknown; those keep their observation.
+	 * Asks the given peers, except those whose observation in {@code previous} (the same decision's
+	 * first round, of the same peers) was unknown; those keep their observation.
+	 * @param peers the peers to ask: {@link #peers()}, taken once per decision
 	 * @param events receives each new observation, for the listener (called after the decision)
 	 */
-	List<PeerObservation> observe(@Nullable List<PeerObservation> previous, List<PeerObservation> events) {
+	List<PeerObservation> observe(List<PeerDefinition> peers, @Nullable List<PeerObservation> previous, List<PeerObservation> events) {
 		TimeSource time = this.self.time();
 		Duration timeout = this.self.settings().peerTimeout();
 		long deadline = time.nanoTime() + timeout.toNanos();
-		List<CompletableFuture<PeerObservation>> futures = new ArrayList<>(this.peers.size());
+		List<CompletableFuture<PeerObservation>> futures = new ArrayList<>(peers.size());
 		Set<String> selfPeers = this.self.selfPeers();
-		for (int i = 0; i < this.peers.size(); i++) {
-			PeerDefinition peer = this.peers.get(i);
+		for (int i = 0; i < peers.size(); i++) {
+			PeerDefinition peer = peers.get(i);
 			if (previous != null && previous.get(i).state().isUnknown()) {
 				futures.add(CompletableFuture.completedFuture(previous.get(i)));
 			}
@@ -88,7 +98,7 @@ final class PeerSurvey {
 		List<PeerObservation> observations = new ArrayList<>(futures.size());
 		boolean interrupted = false;
 		for (int i = 0; i < futures.size(); i++) {
-			PeerDefinition peer = this.peers.get(i);
+			PeerDefinition peer = peers.get(i);
 			PeerObservation o;
 			try {
 				long remaining = Math.max(0, deadline - time.nanoTime());

@@ -52,6 +52,9 @@ public final class PollingManager implements AutoCloseable {
 
 	private final List<ObjectName> registeredMBeans = new ArrayList<>();
 
+	/** The peers from DNS, null when no DNS discovery is configured (or no cluster asks discovered peers). */
+	private final @Nullable PeerDiscovery discovery;
+
 	/** The stop detector, null when no cluster needs one or a simulated stop source replaces it. */
 	private final @Nullable StopDetector stopDetector;
 
@@ -61,7 +64,11 @@ public final class PollingManager implements AutoCloseable {
 		this.settings = builder.settings;
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
 		BuilderChecks.validate(builder, this.settings);
-		boolean anyStopSensitive = !this.peers.isEmpty() && builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
+		List<ClusterDefinition> discovering = (builder.discovery == null) ? List.of() : builder.clusters.values().stream()
+			.filter((c) -> !builder.coordinators.containsKey(c.id()) && c.peerIds().isEmpty())
+			.toList();
+		boolean anyStopSensitive = (!this.peers.isEmpty() || !discovering.isEmpty())
+				&& builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
 		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
 				? new StopDetector(LocalInstance.stopThreshold(this.settings), (gap) -> LocalInstance.logStop(this.settings, gap),
 						this::heartbeat) : null;
@@ -73,6 +80,7 @@ public final class PollingManager implements AutoCloseable {
 					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
 			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
 					builder.balanceClusters);
+			this.discovery = discovery(builder, discovering, this.instance);
 			Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
 			for (ClusterDefinition cluster : builder.clusters.values()) {
 				List<PeerDefinition> clusterPeers = new ArrayList<>();
@@ -82,8 +90,10 @@ public final class PollingManager implements AutoCloseable {
 					}
 				}
 				ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
-				boolean stopSensitive = coordinator == null && !clusterPeers.isEmpty();
-				runtimes.put(cluster.id(), new ClusterRuntime(cluster, this.instance, clusterPeers, coordinator, stopSensitive));
+				PeerDiscovery clusterDiscovery = discovering.contains(cluster) ? this.discovery : null;
+				boolean stopSensitive = coordinator == null && (!clusterPeers.isEmpty() || clusterDiscovery != null);
+				runtimes.put(cluster.id(), new ClusterRuntime(cluster, this.instance, clusterPeers, coordinator, stopSensitive,
+						clusterDiscovery));
 			}
 			this.clusters = Collections.unmodifiableMap(runtimes);
 			this.instance.clusters(this.clusters.values());
@@ -96,6 +106,9 @@ public final class PollingManager implements AutoCloseable {
 			if (this.mbeanServer != null) {
 				this.registeredMBeans.addAll(ClusterMBean.register(this.mbeanServer, this.settings, this.clusters.values()));
 			}
+			if (this.discovery != null && builder.resolveInBackground) {
+				this.discovery.start();
+			}
 		}
 		catch (RuntimeException | Error ex) {
 			if (stopDetector != null) {
@@ -103,6 +116,27 @@ public final class PollingManager implements AutoCloseable {
 			}
 			throw ex;
 		}
+	}
+
+	private static @Nullable PeerDiscovery discovery(Builder builder, List<ClusterDefinition> discovering, LocalInstance instance) {
+		DnsDiscovery dns = builder.discovery;
+		if (dns == null) {
+			return null;
+		}
+		if (discovering.isEmpty()) {
+			logger.warn("DNS discovery of '{}' is configured, but every cluster names its peers or has a coordinator: no cluster asks "
+					+ "the discovered peers, so the name is not resolved", dns.name());
+			return null;
+		}
+		Duration shortest = discovering.stream().map(ClusterDefinition::waitTime).min(Duration::compareTo).orElseThrow();
+		Duration longest = discovering.stream().map(ClusterDefinition::waitTime).max(Duration::compareTo).orElseThrow();
+		return new PeerDiscovery(dns, builder.resolver, instance.time(), instance.selfPeers(), List.copyOf(builder.peers.values()),
+				shortest, longest);
+	}
+
+	/** For tests that drive the discovery themselves: resolves the name once now; false when it failed or there is no discovery. */
+	boolean refreshDiscovery() {
+		return this.discovery != null && this.discovery.refresh();
 	}
 
 	/** On the heartbeat thread: holds that ended without a decision, cycles that overrun. */
@@ -245,6 +279,9 @@ public final class PollingManager implements AutoCloseable {
 		if (this.stopDetector != null) {
 			this.stopDetector.close();
 		}
+		if (this.discovery != null) {
+			this.discovery.close();
+		}
 		for (ClusterRuntime c : this.clusters.values()) {
 			if (c.coordinated() != null) {
 				c.coordinated().shutdown();
@@ -271,6 +308,19 @@ public final class PollingManager implements AutoCloseable {
 
 	public Map<String, PeerDefinition> peers() {
 		return this.peers;
+	}
+
+	/**
+	 * The peers found through DNS discovery, present and missing (a missing one is still asked until
+	 * it has been missing for one wait time); empty without discovery.
+	 */
+	public List<DiscoveredPeer> discoveredPeers() {
+		return (this.discovery != null) ? this.discovery.peers() : List.of();
+	}
+
+	/** The DNS discovery in effect, if any. */
+	public Optional<DnsDiscovery> discovery() {
+		return Optional.ofNullable(this.discovery).map(PeerDiscovery::config);
 	}
 
 	/** Whether no peers are configured and no cluster has a coordinator, so every decision is granted. */
@@ -338,7 +388,34 @@ public final class PollingManager implements AutoCloseable {
 
 		private @Nullable StopSource stopSource;
 
+		@Nullable DnsDiscovery discovery;
+
+		private PeerResolver resolver = PeerResolver.SYSTEM;
+
+		private boolean resolveInBackground = true;
+
 		private Builder() {
+		}
+
+		/**
+		 * Also asks every address the DNS name resolves to, re-resolved on an interval on a thread of
+		 * its own, in every cluster that names no peers and has no coordinator. See {@link DnsDiscovery}.
+		 */
+		public Builder discovery(@Nullable DnsDiscovery discovery) {
+			this.discovery = discovery;
+			return this;
+		}
+
+		/** How the discovery's DNS name is resolved; {@link PeerResolver#SYSTEM} by default. */
+		public Builder peerResolver(PeerResolver resolver) {
+			this.resolver = Objects.requireNonNull(resolver, "resolver must not be null");
+			return this;
+		}
+
+		/** For tests only: no discovery thread; the test resolves with {@link PollingManager#refreshDiscovery()}. */
+		Builder resolveInBackground(boolean resolveInBackground) {
+			this.resolveInBackground = resolveInBackground;
+			return this;
 		}
 
 		/**
