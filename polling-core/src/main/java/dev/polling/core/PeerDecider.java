@@ -65,7 +65,8 @@ final class PeerDecider {
 		List<PeerDefinition> asked = c.survey().peers();
 		List<PeerObservation> first = c.survey(asked, null, observed);
 		PeerDiscovery discovery = c.survey().discovery();
-		String pending = (discovery != null) ? discovery.pending(time.nanoTime(), discoverySettleNanos(self, discovery)) : null;
+		String pending = (discovery != null) ? discovery.pending(time.nanoTime(), discoverySettleNanos(self, discovery),
+				c.definition().waitTime().toNanos()) : null;
 		if (pending != null) {
 			return c.decision(Reason.DISCOVERY_PENDING, first, start, pending);
 		}

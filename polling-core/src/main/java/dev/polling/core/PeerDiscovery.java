@@ -64,6 +64,9 @@ final class PeerDiscovery implements AutoCloseable {
 
 	private volatile List<Member> snapshot = List.of();
 
+	/** Start (monotonic nanos) of the first resolution that succeeded, or {@link #NONE}. */
+	private volatile long firstSuccessStart = NONE;
+
 	/** Start (monotonic nanos) of the latest resolution that succeeded and was applied, or {@link #NONE}. */
 	private volatile long lastSuccessStart = NONE;
 
@@ -200,6 +203,9 @@ final class PeerDiscovery implements AutoCloseable {
 			}
 		}
 		this.snapshot = List.copyOf(this.members.values());
+		if (this.firstSuccessStart == NONE) {
+			this.firstSuccessStart = start;
+		}
 		this.lastSuccessStart = start;
 	}
 
@@ -217,14 +223,23 @@ final class PeerDiscovery implements AutoCloseable {
 
 	/**
 	 * Why this instance must not acquire now, or null when it may: its latest resolution must have
-	 * started at most the freshness ago, and its own address must have been in the answers for the
-	 * settle time, so that every peer whose view is fresh knows it.
+	 * started at most the freshness ago; its first one at least a wait time ago (a peer that had left
+	 * the answers before this instance first resolved them is unknown to it, but may hold until it
+	 * notices that itself, within half a wait time and two intervals); and its own address must have
+	 * been in the answers for the settle time, so that every peer whose view is fresh knows it.
 	 * @param settleNanos {@link DnsDiscovery#settleTime(Duration)}
+	 * @param waitNanos the cluster's wait time
 	 */
-	@Nullable String pending(long now, long settleNanos) {
+	@Nullable String pending(long now, long settleNanos, long waitNanos) {
 		long last = this.lastSuccessStart;
 		if (last == NONE) {
 			return "DNS discovery: '" + this.config.name() + "' has not been resolved yet";
+		}
+		long first = this.firstSuccessStart;
+		if (now - first < waitNanos) {
+			return "DNS discovery: '" + this.config.name() + "' was first resolved " + (now - first) / 1_000_000L
+					+ " ms ago; a new instance acquires only after one wait time (" + waitNanos / 1_000_000L
+					+ " ms), when a peer that left the answers before it could have seen it holds no longer";
 		}
 		if (now - last > this.freshnessNanos) {
 			return "DNS discovery: the latest resolution of '" + this.config.name() + "' started " + (now - last) / 1_000_000L

@@ -58,7 +58,7 @@ class DnsDiscoveryTest {
 			this.dns.start(String.valueOf(id++), address);
 			this.dns.records.add(address);
 		}
-		for (int i = 0; i < 20 && this.dns.holders().isEmpty(); i++) {
+		for (int i = 0; i < 30 && this.dns.holders().isEmpty(); i++) {
 			tick();
 		}
 		assertThat(this.dns.holders()).hasSize(1);
@@ -126,11 +126,11 @@ class DnsDiscoveryTest {
 		a.decide();
 		assertThat(this.dns.holders()).containsExactly(a.id);
 		assertThat(first.reason()).isEqualTo(Reason.DISCOVERY_PENDING);
-		assertThat(first.detail()).contains("acquires after");
+		assertThat(first.detail()).contains("first resolved");
 		assertThat(a.peerIds()).containsExactly("10.0.0.1:9010");
 		ticks(1);
 		assertThat(a.peerIds()).containsExactly("10.0.0.1:9010", "10.0.0.4:9010");
-		ticks(5);
+		ticks(10);
 		assertThat(d.decide().reason()).isEqualTo(Reason.PEER_ACTIVE);
 		assertThat(this.dns.holders()).containsExactly(a.id);
 	}
