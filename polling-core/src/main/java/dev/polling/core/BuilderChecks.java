@@ -1,5 +1,6 @@
 package dev.polling.core;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -8,6 +9,31 @@ import java.util.Map;
 final class BuilderChecks {
 
 	private BuilderChecks() {
+	}
+
+	/**
+	 * An instance whose own address left the DNS answers lets go after half the wait time, as its
+	 * own resolver sees it: two intervals and the age of a cached answer later at most. Its peers
+	 * drop it after one wait time; so two intervals plus that age must fit into half the wait time.
+	 */
+	private static void checkDiscovery(DnsDiscovery dns, Duration maxAnswerAge, ClusterDefinition cluster) {
+		Duration needed = dns.freshness().plus(maxAnswerAge);
+		Duration half = cluster.waitTime().dividedBy(2);
+		if (needed.compareTo(half) <= 0) {
+			return;
+		}
+		if (maxAnswerAge.isZero()) {
+			throw new IllegalArgumentException("DNS discovery interval " + dns.interval().toMillis()
+					+ " ms is longer than a quarter of the wait time of cluster '" + cluster.id() + "' (" + cluster.waitTime().toMillis()
+					+ " ms): an instance whose own address left the DNS answers must let go well before its peers drop it; "
+					+ "lower the interval to at most " + cluster.waitTime().dividedBy(4).toMillis() + " ms or raise the wait time");
+		}
+		throw new IllegalArgumentException("DNS discovery: the resolver's answers may be " + maxAnswerAge.toMillis()
+				+ " ms old (the JVM caches DNS lookups for networkaddress.cache.ttl, 30 s unless set), and with two intervals of "
+				+ dns.interval().toMillis() + " ms that is more than half the wait time of cluster '" + cluster.id() + "' ("
+				+ half.toMillis() + " ms): instances would see a change too far apart to stay safe. Set the security property "
+				+ "networkaddress.cache.ttl for this JVM to at most " + half.minus(dns.freshness()).toSeconds()
+				+ " (seconds; in a file passed with -Djava.security.properties=...), lower the interval or raise the wait time");
 	}
 
 	static void validate(PollingManager.Builder builder, PollingSettings settings) {
@@ -46,12 +72,8 @@ final class BuilderChecks {
 				}
 			}
 			DnsDiscovery dns = builder.discovery;
-			if (dns != null && cluster.peerIds().isEmpty() && !builder.coordinators.containsKey(cluster.id())
-					&& dns.interval().multipliedBy(4).compareTo(cluster.waitTime()) > 0) {
-				throw new IllegalArgumentException("DNS discovery interval " + dns.interval().toMillis()
-						+ " ms is longer than a quarter of the wait time of cluster '" + cluster.id() + "' (" + cluster.waitTime().toMillis()
-						+ " ms): an instance whose own address left the DNS answers must let go well before its peers drop it; "
-						+ "lower the interval to at most " + cluster.waitTime().dividedBy(4).toMillis() + " ms or raise the wait time");
+			if (dns != null && cluster.peerIds().isEmpty() && !builder.coordinators.containsKey(cluster.id())) {
+				checkDiscovery(dns, builder.resolver().maxAnswerAge(), cluster);
 			}
 			if (settings.peerTimeout().multipliedBy(2).compareTo(cluster.waitTime()) >= 0) {
 				throw new IllegalArgumentException("Peer timeout " + settings.peerTimeout().toMillis()

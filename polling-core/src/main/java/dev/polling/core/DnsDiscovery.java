@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * <p>What keeps it safe (see docs/protocol.md, "Peers from DNS"): an address missing from the
  * answers stays a peer, and is asked, until it has been missing for one wait time, so a DNS blip
  * grants nobody; an instance acquires only once its own address has been in the answers for
- * {@link #settleTime(Duration) two intervals plus the longest decision} (so every peer has resolved
+ * {@link #settleTime(Duration, Duration) two intervals plus the longest decision} (so every peer has resolved
  * it), and only while its latest successful resolution started at most two intervals ago; a hold is
  * let go when the view gets older than that, or when this instance's own address has been missing
  * for half a wait time, well before the peers drop it.
@@ -71,12 +71,13 @@ public record DnsDiscovery(String name, int port, Duration interval, @Nullable S
 
 	/**
 	 * How long this instance's own address must have been in the answers before it acquires: the
-	 * freshness plus the longest decision, so that every peer that acquires meanwhile has a view that
-	 * includes it.
+	 * freshness plus how old a cached answer may be plus the longest decision, so that every peer
+	 * that acquires meanwhile has a view that includes it.
 	 * @param longestDecision the longest a decision may take (two peer timeouts, the settle time and a margin)
+	 * @param maxAnswerAge how old an answer of the resolver may be ({@link PeerResolver#maxAnswerAge()})
 	 */
-	public Duration settleTime(Duration longestDecision) {
-		return freshness().plus(longestDecision);
+	public Duration settleTime(Duration longestDecision, Duration maxAnswerAge) {
+		return freshness().plus(maxAnswerAge).plus(longestDecision);
 	}
 
 	@Override

@@ -134,7 +134,7 @@ final class PeerDecider {
 	 * that acquires at the same time has resolved this instance and asks it.
 	 */
 	private static long discoverySettleNanos(Protocol.Self self, PeerDiscovery discovery) {
-		return discovery.config().settleTime(Duration.ofMillis(self.maxCandidateAgeMillis())).toNanos();
+		return discovery.settleNanos(Duration.ofMillis(self.maxCandidateAgeMillis()));
 	}
 
 	/** Why a grant failed: the answers grew too old, or the acquisition ended meanwhile. */

@@ -114,6 +114,11 @@ final class PeerDiscovery implements AutoCloseable {
 		return this.config;
 	}
 
+	/** How long this instance's own address must have been in the answers before it acquires ({@link DnsDiscovery#settleTime}). */
+	long settleNanos(Duration longestDecision) {
+		return this.config.settleTime(longestDecision, this.resolver.maxAnswerAge()).toNanos();
+	}
+
 	/** Starts resolving on a thread of its own, now and then every interval. */
 	synchronized void start() {
 		if (this.executor != null) {
@@ -183,19 +188,25 @@ final class PeerDiscovery implements AutoCloseable {
 						(staticId != null) ? " (the static peer '" + staticId + "')" : "");
 			}
 			else if (m.missingSince != NONE) {
-				this.members.put(id, new Member(id, m.peer, m.staticId, m.firstSeen, m.firstSeenWall, NONE, null));
+				// its presence starts anew: a peer may have dropped it meanwhile, so it counts as new for the settle time
+				this.members.put(id, new Member(id, m.peer, m.staticId, start, wall, NONE, null));
 				logger.info("DNS discovery: '{}' resolves to {} again", this.config.name(), id);
 			}
 		}
+		// after a gap without resolutions (longer than the freshness) nothing is known about the gap: missing counts start anew
+		boolean afterGap = this.lastSuccessStart != NONE && start - this.lastSuccessStart > this.freshnessNanos;
 		for (String id : List.copyOf(this.members.keySet())) {
 			Member m = this.members.get(id);
 			if (answered.contains(id)) {
 				continue;
 			}
-			if (m.missingSince == NONE) {
+			if (m.missingSince == NONE || afterGap) {
+				boolean wasPresent = m.missingSince == NONE;
 				this.members.put(id, new Member(id, m.peer, m.staticId, m.firstSeen, m.firstSeenWall, start, wall));
-				logger.info("DNS discovery: '{}' no longer resolves to {}{}; it stays a peer for one wait time", this.config.name(), id,
-						m.isSelf(this.selfPeers) ? " (this instance: it lets go of its clusters after half a wait time)" : "");
+				if (wasPresent) {
+					logger.info("DNS discovery: '{}' no longer resolves to {}{}; it stays a peer for one wait time", this.config.name(), id,
+							m.isSelf(this.selfPeers) ? " (this instance: it lets go of its clusters after half a wait time)" : "");
+				}
 			}
 			else if (start - m.missingSince >= this.forgetNanos) {
 				this.members.remove(id);

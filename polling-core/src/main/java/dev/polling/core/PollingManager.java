@@ -412,6 +412,10 @@ public final class PollingManager implements AutoCloseable {
 			return this;
 		}
 
+		PeerResolver resolver() {
+			return this.resolver;
+		}
+
 		/** For tests only: no discovery thread; the test resolves with {@link PollingManager#refreshDiscovery()}. */
 		Builder resolveInBackground(boolean resolveInBackground) {
 			this.resolveInBackground = resolveInBackground;

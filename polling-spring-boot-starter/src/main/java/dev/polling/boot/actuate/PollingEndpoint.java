@@ -19,6 +19,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.polling.core.ClusterStatus;
 import dev.polling.core.Decision;
+import dev.polling.core.DiscoveredPeer;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PeerObservation;
 import dev.polling.core.PollingManager;
@@ -52,8 +53,13 @@ public class PollingEndpoint {
 		for (ClusterStatus status : this.manager.statuses()) {
 			clusters.put(status.definition().id(), describe(status));
 		}
+		DiscoveryDescriptor discovery = this.manager.discovery()
+			.map((dns) -> new DiscoveryDescriptor(dns.name(), dns.port(), dns.interval().toString(),
+					this.manager.discoveredPeers().stream().map(DiscoveredPeerDescriptor::of).toList()))
+			.orElse(null);
 		return new PollingDescriptor(this.manager.settings().instanceId(), this.manager.isStandalone(),
-				this.manager.settings().peerTimeout().toString(), lower(this.manager.settings().unreachablePeerPolicy()), clusters);
+				this.manager.settings().peerTimeout().toString(), lower(this.manager.settings().unreachablePeerPolicy()), clusters,
+				discovery);
 	}
 
 	/** One cluster, or 404 when there is no such cluster. */
@@ -98,6 +104,9 @@ public class PollingEndpoint {
 			if (peer != null) {
 				peers.add(PeerDescriptor.of(peer, observations.get(peerId)));
 			}
+			else {
+				discoveredPeer(peerId).ifPresent((discovered) -> peers.add(PeerDescriptor.of(discovered, observations.get(peerId))));
+			}
 		}
 		Decision decision = status.lastDecision();
 		return new ClusterDescriptor(status.definition().id(), status.definition().name(), status.definition().waitTime().toString(),
@@ -125,6 +134,14 @@ public class PollingEndpoint {
 		return new HolderDescriptor(HolderDescriptor.UNKNOWN, null, null);
 	}
 
+	/** A peer found through DNS discovery, as a definition (its id is its address and port). */
+	private java.util.Optional<PeerDefinition> discoveredPeer(String peerId) {
+		return this.manager.discovery().flatMap((dns) -> this.manager.discoveredPeers().stream()
+			.filter((p) -> p.id().equals(peerId))
+			.findFirst()
+			.map((p) -> new PeerDefinition(p.id(), p.address(), p.port(), null, dns.username(), null)));
+	}
+
 	/** The operations of this endpoint, for answers to a request it does not know. */
 	List<String> clusterIds() {
 		return List.copyOf(this.manager.clusterIds());
@@ -141,9 +158,37 @@ public class PollingEndpoint {
 	 * @param peerTimeout the longest a decision waits for the peers (ISO-8601)
 	 * @param unreachablePeerPolicy what a decision assumes about a peer that timed out or failed
 	 * @param clusters the clusters by id
+	 * @param discovery the DNS discovery and the peers it found, or null without discovery
 	 */
 	public record PollingDescriptor(String instanceId, boolean standalone, String peerTimeout, String unreachablePeerPolicy,
-			Map<String, ClusterDescriptor> clusters) implements OperationResponseBody {
+			Map<String, ClusterDescriptor> clusters, @Nullable DiscoveryDescriptor discovery) implements OperationResponseBody {
+	}
+
+	/**
+	 * Peers from a DNS name.
+	 * @param name the name resolved
+	 * @param port the JMX port asked at each address
+	 * @param interval how often it is resolved again (ISO-8601)
+	 * @param peers the addresses found, present and missing
+	 */
+	public record DiscoveryDescriptor(String name, int port, String interval, List<DiscoveredPeerDescriptor> peers) {
+	}
+
+	/**
+	 * A peer found through DNS.
+	 * @param id the peer id (address:port, or the static peer with that address)
+	 * @param address the resolved address
+	 * @param firstSeen when the name first resolved to it
+	 * @param missingSince since when the name no longer resolves to it (it is still asked until one wait time has passed), or null
+	 * @param self whether it is this instance
+	 */
+	public record DiscoveredPeerDescriptor(String id, String address, String firstSeen, @Nullable String missingSince, boolean self) {
+
+		static DiscoveredPeerDescriptor of(DiscoveredPeer peer) {
+			return new DiscoveredPeerDescriptor(peer.id(), peer.address(), peer.firstSeen().toString(),
+					(peer.missingSince() != null) ? peer.missingSince().toString() : null, peer.self());
+		}
+
 	}
 
 	/**

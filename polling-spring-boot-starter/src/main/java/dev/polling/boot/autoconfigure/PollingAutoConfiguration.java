@@ -7,6 +7,7 @@ import java.util.Map;
 import javax.management.MBeanServer;
 import javax.net.ssl.SSLContext;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,7 @@ import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
@@ -95,6 +97,7 @@ public final class PollingAutoConfiguration {
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
 				.balanceClusters(properties.isBalanceClusters())
+				.discovery(discovery(properties))
 				.mbeanServer(mbeanServer);
 			properties.getPeers().forEach((id, peer) -> {
 				if (peer.getSslBundle() != null) {
@@ -118,8 +121,9 @@ public final class PollingAutoConfiguration {
 			});
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			PollingManager manager = builder.build();
-			logger.info("Polling instance '{}': clusters {}, peers {}, cluster MBeans in {}", manager.settings().instanceId(),
+			logger.info("Polling instance '{}': clusters {}, peers {}{}, cluster MBeans in {}", manager.settings().instanceId(),
 					manager.clusterIds(), manager.peers().values().stream().map((peer) -> peer.id() + "=" + peer.address()).toList(),
+					manager.discovery().map((dns) -> " and every address of " + dns.name() + " at port " + dns.port()).orElse(""),
 					jmxServer.isConfigured() ? "the polling JMX server's MBean server" : "the platform MBean server");
 			return manager;
 		}
@@ -164,6 +168,14 @@ public final class PollingAutoConfiguration {
 				.map((entry) -> new ClusterDefinition(entry.getKey(), entry.getValue().getName(), entry.getValue().getWaitTime(),
 						new LinkedHashSet<>(entry.getValue().getPeers()), entry.getValue().getMaxCycleTime()))
 				.toList();
+		}
+
+		private static @Nullable DnsDiscovery discovery(PollingProperties properties) {
+			PollingProperties.Dns dns = properties.getDiscovery().getDns();
+			if (dns.getName() == null || dns.getPort() == null) {
+				return null;
+			}
+			return new DnsDiscovery(dns.getName().trim(), dns.getPort(), dns.getInterval(), dns.getUsername(), dns.getPassword());
 		}
 
 		private static List<PeerDefinition> peers(PollingProperties properties) {

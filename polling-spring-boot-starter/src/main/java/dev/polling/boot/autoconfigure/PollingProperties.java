@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 
+import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
 import dev.polling.core.JmxContract;
@@ -88,6 +89,12 @@ public class PollingProperties {
 	 */
 	private final Map<String, Cluster> clusters = new LinkedHashMap<>();
 
+	private final Discovery discovery = new Discovery();
+
+	public Discovery getDiscovery() {
+		return this.discovery;
+	}
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -145,6 +152,87 @@ public class PollingProperties {
 	}
 
 	/** JMX settings. */
+	/** Peers found besides the static ones under polling.peers. */
+	public static class Discovery {
+
+		private final Dns dns = new Dns();
+
+		public Dns getDns() {
+			return this.dns;
+		}
+
+	}
+
+	/**
+	 * Peers from a DNS name: every address the name resolves to (e.g. a Kubernetes headless
+	 * service) is asked at the JMX port, by every JMX cluster that names no peers.
+	 */
+	public static class Dns {
+
+		/**
+		 * DNS name whose addresses are the instances, e.g. orders-polling.prod.svc.cluster.local.
+		 * Discovery is off while it is not set.
+		 */
+		private @Nullable String name;
+
+		/** JMX port of every instance behind the name (their polling.jmx.server.port). */
+		private @Nullable Integer port;
+
+		/**
+		 * How often the name is resolved again: at most a quarter of every cluster's wait time. A
+		 * number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private Duration interval = DnsDiscovery.DEFAULT_INTERVAL;
+
+		/** User for JMX authentication at the discovered instances. */
+		private @Nullable String username;
+
+		/** Password for JMX authentication at the discovered instances. */
+		private @Nullable String password;
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+		public @Nullable Integer getPort() {
+			return this.port;
+		}
+
+		public void setPort(@Nullable Integer port) {
+			this.port = port;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+	}
+
 	public static class Shutdown {
 
 		/**

@@ -22,6 +22,7 @@ import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
 import dev.polling.boot.autoconfigure.PollingProperties.Peer;
 import dev.polling.boot.autoconfigure.PollingProperties.Server;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.DnsDiscovery;
 import dev.polling.core.jmx.JmxServerSettings;
 
 /**
@@ -78,6 +79,48 @@ public final class PollingPropertiesValidator {
 		validateServer(properties.getJmx().getServer());
 		validatePeers(properties.getPeers());
 		validateClusters(properties);
+		validateDiscovery(properties);
+	}
+
+	private static void validateDiscovery(PollingProperties properties) {
+		PollingProperties.Dns dns = properties.getDiscovery().getDns();
+		String key = "discovery.dns.";
+		String name = dns.getName();
+		if (name == null) {
+			if (dns.getPort() != null || dns.getUsername() != null || dns.getPassword() != null) {
+				throw invalid(key + "name", "not set", "DNS discovery settings are given but no name to resolve",
+						"set polling.discovery.dns.name to the DNS name of the instances (e.g. a headless service), "
+								+ "or remove the other polling.discovery.dns properties");
+			}
+			return;
+		}
+		if (name.isBlank() || name.trim().indexOf(' ') >= 0 || name.indexOf(':') >= 0) {
+			throw invalid(key + "name", quote(name), "this is not a DNS name",
+					"set a DNS name such as orders-polling.prod.svc.cluster.local; the port goes into polling.discovery.dns.port");
+		}
+		if (dns.getPort() == null) {
+			throw invalid(key + "port", "not set", "DNS discovery needs the JMX port of the instances behind '" + name.trim() + "'",
+					"set polling.discovery.dns.port to the instances' polling.jmx.server.port");
+		}
+		int port = dns.getPort();
+		if (port < 1 || port > 65535) {
+			throw invalid(key + "port", String.valueOf(port), "the port is out of range", "use the instances' JMX port, from 1 to 65535");
+		}
+		Duration interval = dns.getInterval();
+		if (interval == null || interval.compareTo(DnsDiscovery.MIN_INTERVAL) < 0) {
+			throw invalid(key + "interval", display(interval), "the interval is shorter than " + display(DnsDiscovery.MIN_INTERVAL),
+					"set polling.discovery.dns.interval to e.g. 2s (at most a quarter of every wait time); a plain number means seconds");
+		}
+		for (Map.Entry<String, Cluster> entry : properties.getClusters().entrySet()) {
+			Duration waitTime = entry.getValue().getWaitTime();
+			if (waitTime != null && entry.getValue().getPeers().isEmpty() && interval.multipliedBy(4).compareTo(waitTime) > 0) {
+				throw invalid(key + "interval", display(interval), "the interval is longer than a quarter of the wait time of cluster '"
+						+ entry.getKey() + "' (polling.clusters." + entry.getKey() + ".wait-time = " + display(waitTime)
+						+ "): an instance whose address left the name must let go well before its peers drop it",
+						"lower polling.discovery.dns.interval to at most " + display(waitTime.dividedBy(4)) + " or raise the wait time");
+			}
+		}
+		checkCredentials(key, dns.getUsername(), dns.getPassword());
 	}
 
 	/** The cluster ids set in the environment (environment variables aside), with their keys as written. */

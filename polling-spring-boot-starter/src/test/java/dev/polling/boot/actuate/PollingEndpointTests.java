@@ -18,6 +18,7 @@ import dev.polling.boot.actuate.PollingEndpoint.HolderDescriptor;
 import dev.polling.boot.actuate.PollingEndpointWebExtension.UnknownSelectorDescriptor;
 import dev.polling.boot.actuate.PollingEndpoint.PollingDescriptor;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PeerClient;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PeerFault;
@@ -63,6 +64,35 @@ class PollingEndpointTests {
 			assertThat(peer.username()).isEqualTo("polling");
 			assertThat(peer.state()).isNull();
 		});
+	}
+
+	@Test
+	void showsThePeersFoundThroughDns() throws Exception {
+		java.net.InetAddress first = java.net.InetAddress.getByName("127.0.0.5");
+		java.net.InetAddress second = java.net.InetAddress.getByName("127.0.0.6");
+		try (PollingManager discovering = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId("endpoint").withPeerTimeout(Duration.ofMillis(300)))
+			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
+			.discovery(DnsDiscovery.of("orders-polling.test", 1).withCredentials("polling", PASSWORD))
+			.peerResolver((name) -> List.of(first, second))
+			.build()) {
+			org.awaitility.Awaitility.await().until(() -> discovering.discoveredPeers().size() == 2);
+			discovering.decide("MAILABRUF_CLUSTER");
+			PollingDescriptor polling = new PollingEndpoint(discovering).polling();
+			assertThat(polling.standalone()).isFalse();
+			assertThat(polling.discovery()).isNotNull();
+			assertThat(polling.discovery().name()).isEqualTo("orders-polling.test");
+			assertThat(polling.discovery().peers()).extracting(PollingEndpoint.DiscoveredPeerDescriptor::id)
+				.containsExactly("127.0.0.5:1", "127.0.0.6:1");
+			assertThat(polling.discovery().peers()).allSatisfy((peer) -> {
+				assertThat(peer.missingSince()).isNull();
+				assertThat(peer.self()).isFalse();
+			});
+			assertThat(polling.clusters().get("MAILABRUF_CLUSTER").peers()).extracting((peer) -> peer.address() + " " + peer.state())
+				.containsExactly("127.0.0.5:1 refused", "127.0.0.6:1 refused");
+			assertThat(polling.clusters().get("MAILABRUF_CLUSTER").lastDecision().reason()).isEqualTo("discovery-pending");
+			assertThat(JsonMapper.builder().build().writeValueAsString(polling)).contains("127.0.0.6").doesNotContain(PASSWORD);
+		}
 	}
 
 	@Test

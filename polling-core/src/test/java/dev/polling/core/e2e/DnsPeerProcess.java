@@ -1,0 +1,100 @@
+package dev.polling.core.e2e;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.DnsDiscovery;
+import dev.polling.core.PeerResolver;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+import dev.polling.core.jmx.JmxServerSettings;
+import dev.polling.core.jmx.PollingJmxServer;
+
+/**
+ * One instance as its own process that finds its peers through a DNS name (in the tests: the JDK's
+ * hosts-file resolver, {@code -Djdk.net.hosts.file}), with one cluster ticking at a fixed delay. It
+ * prints each resolution ({@code resolved <start nanos> <addresses>}) and each change of the peers
+ * its cluster asks ({@code peers <nanos> <ids>}); {@code System.nanoTime()} is the machine's
+ * monotonic clock, the same in every process on Linux. Exits when standard input closes.
+ *
+ * <p>Arguments: instance-id bind-address port dns-name interval-millis tick-millis peer-timeout-millis
+ */
+public final class DnsPeerProcess {
+
+	public static final String CLUSTER = "ORDERS";
+
+	private DnsPeerProcess() {
+	}
+
+	public static void main(String[] args) throws IOException {
+		String id = args[0];
+		String bind = args[1];
+		int port = Integer.parseInt(args[2]);
+		String name = args[3];
+		Duration interval = Duration.ofMillis(Long.parseLong(args[4]));
+		long tick = Long.parseLong(args[5]);
+		Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
+		PollingJmxServer server = PollingJmxServer.start(new JmxServerSettings(bind, port, null, null, null, false, Duration.ofSeconds(30),
+				false));
+		PeerResolver logging = (host) -> {
+			long start = System.nanoTime();
+			try {
+				List<InetAddress> addresses = PeerResolver.SYSTEM.resolve(host);
+				print("resolved " + start + " " + addresses.stream().map(InetAddress::getHostAddress).sorted().collect(Collectors.joining(",")));
+				return addresses;
+			}
+			catch (IOException ex) {
+				print("resolved " + start + " failed " + ex.getMessage());
+				throw ex;
+			}
+		};
+		PollingManager manager = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(timeout))
+			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+			.discovery(DnsDiscovery.of(name, port).withInterval(interval))
+			.peerResolver(logging)
+			.mbeanServer(server.mbeanServer())
+			.build();
+		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+		String[] lastPeers = { "" };
+		timer.scheduleWithFixedDelay(() -> {
+			try {
+				manager.runIfGranted(CLUSTER, () -> Thread.sleep(20));
+				String peers = String.join(",", manager.status(CLUSTER).peerIds());
+				if (!peers.equals(lastPeers[0])) {
+					lastPeers[0] = peers;
+					print("peers " + System.nanoTime() + " " + peers);
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (RuntimeException ex) {
+				ex.printStackTrace();
+			}
+		}, 0, tick, TimeUnit.MILLISECONDS);
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+			timer.shutdownNow();
+			manager.close();
+			server.close();
+		}));
+		print("READY " + id + " " + bind + ":" + server.port());
+		while (System.in.read() >= 0) {
+			// wait for the parent to go away
+		}
+		System.exit(0);
+	}
+
+	private static synchronized void print(String line) {
+		System.out.println(line);
+		System.out.flush();
+	}
+
+}
