@@ -38,9 +38,9 @@ class DnsDiscoveryProcessTest {
 
 	private static final String NAME = "orders-polling.test";
 
-	private static final long INTERVAL_MILLIS = 1000;
+	private static final long INTERVAL_MILLIS = 2000;
 
-	private static final long WAIT_MILLIS = 10_000;
+	private static final long WAIT_MILLIS = 20_000;
 
 	private static final ObjectName MBEAN = JmxNames.clusterName("dev.polling", DnsPeerProcess.CLUSTER);
 
@@ -82,24 +82,29 @@ class DnsDiscoveryProcessTest {
 		for (String id : this.addresses.keySet()) {
 			launch(id, security);
 		}
-		await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> holders().size() == 1);
+		await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(200)).until(() -> holders().size() == 1);
 		String removed = holders().get(0);
 		String kept = removed.equals("a") ? "b" : "a";
 
 		writeHosts(kept, "c");
 		long changedAt = System.nanoTime();
+		String removedId = this.addresses.get(removed) + ":" + this.port;
+		String addedId = this.addresses.get("c") + ":" + this.port;
 		int samples = 0;
 		int twoHolderSamples = 0;
-		while (System.nanoTime() - changedAt < Duration.ofMillis(WAIT_MILLIS * 2 + 5000).toNanos()) {
-			if (holders().size() > 1) {
+		// sample until the removed instance is dropped and the cluster is held again (on a loaded machine it takes longer)
+		long deadline = changedAt + Duration.ofMillis(WAIT_MILLIS * 6).toNanos();
+		boolean settled = false;
+		while (!settled && System.nanoTime() - deadline < 0) {
+			List<String> holders = holders();
+			if (holders.size() > 1) {
 				twoHolderSamples++;
 			}
 			samples++;
+			settled = holders.size() == 1 && !holders.contains(removed) && hasPeersLineAfter(kept, changedAt, (peers) -> !peers.contains(removedId))
+					&& hasPeersLineAfter("c", changedAt, (peers) -> !peers.contains(removedId));
 			Thread.sleep(100);
 		}
-
-		String removedId = this.addresses.get(removed) + ":" + this.port;
-		String addedId = this.addresses.get("c") + ":" + this.port;
 		long keptSaw = firstResolutionAfter(kept, changedAt);
 		long newcomerSaw = firstResolutionAfter("c", changedAt);
 		long keptAsksNewcomer = firstPeersLineAfter(kept, changedAt, (peers) -> peers.contains(addedId));
@@ -108,7 +113,8 @@ class DnsDiscoveryProcessTest {
 				+ "%d ms, c's after %d ms; kept asks c after %d ms, drops %s after %d ms; holders at the end %s%n", samples,
 				twoHolderSamples, removed, kept, millis(keptSaw - changedAt), millis(newcomerSaw - changedAt),
 				millis(keptAsksNewcomer - changedAt), removed, millis(keptDropped - changedAt), holders());
-		assertThat(samples).isGreaterThan(100);
+		assertThat(settled).as("removed instance dropped and the cluster held again").isTrue();
+		assertThat(samples).isGreaterThan(20);
 		assertThat(twoHolderSamples).isZero();
 		// the first resolution after the change (resolutions start every interval) saw it: c in, the removed one out
 		assertThat(resolutionLine(kept, keptSaw)).contains(this.addresses.get("c")).doesNotContain(this.addresses.get(removed));
@@ -137,7 +143,8 @@ class DnsDiscoveryProcessTest {
 		Process process = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
 				"-Djdk.net.hosts.file=" + this.hosts.toAbsolutePath(), "-Djava.security.properties=" + security.toAbsolutePath(), "-cp",
 				classpath, DnsPeerProcess.class.getName(), id, this.addresses.get(id), String.valueOf(this.port), NAME,
-				String.valueOf(INTERVAL_MILLIS), "500", "500")
+				String.valueOf(INTERVAL_MILLIS), "1000", "2000",
+				String.valueOf(WAIT_MILLIS))
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
@@ -185,6 +192,10 @@ class DnsDiscoveryProcessTest {
 	private long firstPeersLineAfter(String id, long after, java.util.function.Predicate<String> test) throws IOException {
 		return lines(id, "peers ").stream().filter((line) -> stamp(line) - after > 0 && test.test(line)).mapToLong(DnsDiscoveryProcessTest::stamp)
 			.min().orElseThrow(() -> new AssertionError("no such peers line of " + id));
+	}
+
+	private boolean hasPeersLineAfter(String id, long after, java.util.function.Predicate<String> test) throws IOException {
+		return lines(id, "peers ").stream().anyMatch((line) -> stamp(line) - after > 0 && test.test(line));
 	}
 
 	private List<String> lines(String id, String prefix) throws IOException {

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.Decision;
 import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PeerResolver;
 import dev.polling.core.PollingManager;
@@ -24,7 +25,7 @@ import dev.polling.core.jmx.PollingJmxServer;
  * its cluster asks ({@code peers <nanos> <ids>}); {@code System.nanoTime()} is the machine's
  * monotonic clock, the same in every process on Linux. Exits when standard input closes.
  *
- * <p>Arguments: instance-id bind-address port dns-name interval-millis tick-millis peer-timeout-millis
+ * <p>Arguments: instance-id bind-address port dns-name interval-millis tick-millis peer-timeout-millis wait-time-millis
  */
 public final class DnsPeerProcess {
 
@@ -41,6 +42,7 @@ public final class DnsPeerProcess {
 		Duration interval = Duration.ofMillis(Long.parseLong(args[4]));
 		long tick = Long.parseLong(args[5]);
 		Duration timeout = Duration.ofMillis(Long.parseLong(args[6]));
+		Duration waitTime = Duration.ofMillis(Long.parseLong(args[7]));
 		PollingJmxServer server = PollingJmxServer.start(new JmxServerSettings(bind, port, null, null, null, false, Duration.ofSeconds(30),
 				false));
 		PeerResolver logging = (host) -> {
@@ -57,16 +59,21 @@ public final class DnsPeerProcess {
 		};
 		PollingManager manager = PollingManager.builder()
 			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(timeout))
-			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+			.cluster(ClusterDefinition.of(CLUSTER, waitTime))
 			.discovery(DnsDiscovery.of(name, port).withInterval(interval))
 			.peerResolver(logging)
 			.mbeanServer(server.mbeanServer())
 			.build();
 		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 		String[] lastPeers = { "" };
+		String[] lastReason = { "" };
 		timer.scheduleWithFixedDelay(() -> {
 			try {
-				manager.runIfGranted(CLUSTER, () -> Thread.sleep(20));
+				Decision decision = manager.runIfGranted(CLUSTER, () -> Thread.sleep(20));
+				if (!decision.reason().name().equals(lastReason[0])) {
+					lastReason[0] = decision.reason().name();
+					print("decided " + System.nanoTime() + " " + decision.reason() + ((decision.detail() != null) ? " " + decision.detail() : ""));
+				}
 				String peers = String.join(",", manager.status(CLUSTER).peerIds());
 				if (!peers.equals(lastPeers[0])) {
 					lastPeers[0] = peers;
