@@ -110,8 +110,9 @@ public final class PollingAutoConfiguration {
 						String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
 								: "polling.coordination";
 						throw new InvalidPollingConfigurationException(property, "jdbc",
-								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource",
-								"add spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
+								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource"
+										+ " or does not have dev.polling:polling-jdbc",
+								"add dev.polling:polling-jdbc and spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
 					}
 					builder.coordinator(id, coordinator);
 				}

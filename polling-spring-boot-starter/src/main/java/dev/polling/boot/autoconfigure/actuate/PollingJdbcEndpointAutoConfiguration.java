@@ -20,7 +20,8 @@ import org.springframework.context.annotation.Configuration;
  * endpoints are exposed. Their operator actions need {@code access=unrestricted}.
  */
 @AutoConfiguration(after = PollingJdbcAutoConfiguration.class)
-@ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnClass(value = { Endpoint.class, ConditionalOnAvailableEndpoint.class },
+		name = PollingJdbcAutoConfiguration.POLLING_JDBC_CLASS)
 public final class PollingJdbcEndpointAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)

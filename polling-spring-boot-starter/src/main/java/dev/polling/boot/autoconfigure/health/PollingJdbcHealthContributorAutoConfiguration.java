@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Configuration;
  * {@code management.health.polling-delivery.enabled=false}.
  */
 @AutoConfiguration(after = PollingJdbcAutoConfiguration.class)
-@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnClass(value = { HealthContributor.class, ConditionalOnEnabledHealthIndicator.class },
+		name = PollingJdbcAutoConfiguration.POLLING_JDBC_CLASS)
 public final class PollingJdbcHealthContributorAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)

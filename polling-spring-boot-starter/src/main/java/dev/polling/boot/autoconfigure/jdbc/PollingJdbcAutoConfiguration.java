@@ -60,11 +60,16 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
+@ConditionalOnClass(value = { DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class },
+		name = PollingJdbcAutoConfiguration.POLLING_JDBC_CLASS)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingJdbcProperties.class)
 public final class PollingJdbcAutoConfiguration {
+
+	/** A class of dev.polling:polling-jdbc, the optional module with the database parts. */
+	public static final String POLLING_JDBC_CLASS = "dev.polling.jdbc.coordination.JdbcCoordinator";
+
 
 	@Bean
 	@ConditionalOnMissingBean
