@@ -63,7 +63,8 @@ public final class PollingManager implements AutoCloseable {
 		BuilderChecks.validate(builder, this.settings);
 		boolean anyStopSensitive = !this.peers.isEmpty() && builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
 		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
-				? new StopDetector(LocalInstance.stopThreshold(this.settings), (gap) -> LocalInstance.logStop(this.settings, gap),
+				? new StopDetector((builder.stopThreshold != null) ? builder.stopThreshold : LocalInstance.stopThreshold(this.settings),
+						(gap) -> LocalInstance.logStop(this.settings, gap),
 						this::heartbeat) : null;
 		this.stopDetector = stopDetector;
 		StopSource stopSource = (builder.stopSource != null) ? builder.stopSource : stopDetector;
@@ -338,7 +339,19 @@ public final class PollingManager implements AutoCloseable {
 
 		private @Nullable StopSource stopSource;
 
+		private @Nullable Duration stopThreshold;
+
 		private Builder() {
+		}
+
+		/**
+		 * For tests whose subject is not stop detection: a gap this long counts as a stop instead of
+		 * half the peer timeout, so that a starved test JVM (a loaded build machine) does not refuse
+		 * with STOPPED. Stops recorded by the test itself still count.
+		 */
+		Builder stopThreshold(Duration stopThreshold) {
+			this.stopThreshold = Objects.requireNonNull(stopThreshold, "stopThreshold must not be null");
+			return this;
 		}
 
 		/**

@@ -19,6 +19,7 @@ import dev.polling.core.PeerObservation;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.test.FaultyPeers;
 import dev.polling.core.test.FaultyPeers.Gate;
 import dev.polling.core.test.Instance;
@@ -198,7 +199,7 @@ class PeerFaultTest {
 	}
 
 	private PollingManager manager(PeerDefinition peer, Duration timeout) {
-		return PollingManager.builder()
+		return TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("me").withPeerTimeout(timeout))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peers(List.of(peer))
@@ -209,7 +210,8 @@ class PeerFaultTest {
 		long start = System.nanoTime();
 		Decision decision = decide.get();
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
-		assertThat(took).isLessThan(TIMEOUT.plusMillis(200));
+		// bounded by the peer timeout, not by the 60 s a connect to a hung peer takes; the margin absorbs a loaded machine
+		assertThat(took).isLessThan(TIMEOUT.plusSeconds(5));
 		return decision;
 	}
 

@@ -10,6 +10,7 @@ import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 
@@ -62,7 +63,7 @@ public final class Instance implements AutoCloseable {
 	public PollingManager connect(List<PeerDefinition> peers, UnaryOperator<PollingSettings> settings,
 			UnaryOperator<PollingManager.Builder> customizer) {
 		PollingSettings base = PollingSettings.defaults().withInstanceId(this.instanceId).withPeerTimeout(Duration.ofMillis(500));
-		this.manager = customizer.apply(PollingManager.builder()
+		this.manager = customizer.apply(TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(settings.apply(base))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peers(peers)
