@@ -2,6 +2,9 @@ package dev.polling.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -151,6 +154,44 @@ final class ClusterRuntime {
 			return decision(Reason.STANDALONE, List.of(), start);
 		}
 		return PeerDecider.decide(this, start, observed);
+	}
+
+	/**
+	 * The runtimes of the clusters, each with the peers it asks (all, or those its definition names)
+	 * and its coordinator if it has one; warns once about clusters that run standalone.
+	 */
+	static Map<String, ClusterRuntime> assemble(Collection<ClusterDefinition> definitions, Map<String, PeerDefinition> peers,
+			Map<String, ClusterCoordinator> coordinators, LocalInstance instance) {
+		Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
+		for (ClusterDefinition cluster : definitions) {
+			List<PeerDefinition> clusterPeers = new ArrayList<>();
+			for (PeerDefinition peer : peers.values()) {
+				if (cluster.peerIds().isEmpty() || cluster.peerIds().contains(peer.id())) {
+					clusterPeers.add(peer);
+				}
+			}
+			ClusterCoordinator coordinator = coordinators.get(cluster.id());
+			boolean stopSensitive = coordinator == null && !clusterPeers.isEmpty();
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, instance, clusterPeers, coordinator, stopSensitive));
+		}
+		List<String> standalone = runtimes.values().stream().filter(ClusterRuntime::isStandalone).map(ClusterRuntime::id).toList();
+		if (!standalone.isEmpty()) {
+			logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
+					+ "Configure the peers for a cluster of several instances.", standalone);
+		}
+		return Collections.unmodifiableMap(runtimes);
+	}
+
+	/** A snapshot for endpoints and health. */
+	ClusterStatus status() {
+		long elapsed = this.state.elapsedMillis();
+		long cycleNanos = this.state.cycleNanos();
+		TimeSource time = this.instance.time();
+		return new ClusterStatus(this.definition, this.state.isHolding(), this.state.isPaused(), isCycleRunning(),
+				(elapsed == Long.MAX_VALUE) ? null : time.now().minusMillis(elapsed),
+				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), lastDecision(),
+				this.survey.peers().stream().map(PeerDefinition::id).toList(), this.survey.lastObservations(),
+				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos));
 	}
 
 	/** Asks the peers and remembers their answers for the policy. */

@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -61,11 +60,8 @@ public final class PollingManager implements AutoCloseable {
 		this.settings = builder.settings;
 		this.peers = Collections.unmodifiableMap(new LinkedHashMap<>(builder.peers));
 		BuilderChecks.validate(builder, this.settings);
-		boolean anyStopSensitive = !this.peers.isEmpty() && builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
-		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
-				? new StopDetector((builder.stopThreshold != null) ? builder.stopThreshold : LocalInstance.stopThreshold(this.settings),
-						(gap) -> LocalInstance.logStop(this.settings, gap),
-						this::heartbeat) : null;
+		StopDetector stopDetector = (builder.stopSource == null) ? LocalInstance.stopDetector(this.settings, this.peers.isEmpty(),
+				builder.clusters.keySet(), builder.coordinators.keySet(), builder.stopThreshold, this::heartbeat) : null;
 		this.stopDetector = stopDetector;
 		StopSource stopSource = (builder.stopSource != null) ? builder.stopSource : stopDetector;
 		try {
@@ -74,26 +70,9 @@ public final class PollingManager implements AutoCloseable {
 					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
 			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
 					builder.balanceClusters);
-			Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
-			for (ClusterDefinition cluster : builder.clusters.values()) {
-				List<PeerDefinition> clusterPeers = new ArrayList<>();
-				for (PeerDefinition peer : this.peers.values()) {
-					if (cluster.peerIds().isEmpty() || cluster.peerIds().contains(peer.id())) {
-						clusterPeers.add(peer);
-					}
-				}
-				ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
-				boolean stopSensitive = coordinator == null && !clusterPeers.isEmpty();
-				runtimes.put(cluster.id(), new ClusterRuntime(cluster, this.instance, clusterPeers, coordinator, stopSensitive));
-			}
-			this.clusters = Collections.unmodifiableMap(runtimes);
+			this.clusters = ClusterRuntime.assemble(builder.clusters.values(), this.peers, builder.coordinators, this.instance);
 			this.instance.clusters(this.clusters.values());
 			this.mbeanServer = builder.mbeanServer;
-			List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map(ClusterRuntime::id).toList();
-			if (!standalone.isEmpty()) {
-				logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
-						+ "Configure the peers for a cluster of several instances.", standalone);
-			}
 			if (this.mbeanServer != null) {
 				this.registeredMBeans.addAll(ClusterMBean.register(this.mbeanServer, this.settings, this.clusters.values()));
 			}
@@ -162,13 +141,7 @@ public final class PollingManager implements AutoCloseable {
 	 * @return the observations by cluster id (clusters without peers or with a coordinator are absent)
 	 */
 	public Map<String, List<PeerObservation>> checkPeers() {
-		Map<String, List<PeerObservation>> result = new LinkedHashMap<>();
-		for (ClusterRuntime c : this.clusters.values()) {
-			if (c.coordinated() == null && !c.survey().peers().isEmpty() && !c.state().isClosed()) {
-				result.put(c.id(), PeerDecider.checkPeers(c));
-			}
-		}
-		return result;
+		return this.instance.checkPeers();
 	}
 
 	/**
@@ -246,14 +219,7 @@ public final class PollingManager implements AutoCloseable {
 		if (this.stopDetector != null) {
 			this.stopDetector.close();
 		}
-		for (ClusterRuntime c : this.clusters.values()) {
-			if (c.coordinated() != null) {
-				c.coordinated().shutdown();
-			}
-		}
-		if (this.ownsPeerClient) {
-			this.instance.peerClient().close();
-		}
+		this.instance.close(this.ownsPeerClient);
 	}
 
 	// ---------------------------------------------------------------- status
@@ -281,15 +247,7 @@ public final class PollingManager implements AutoCloseable {
 
 	/** A snapshot of one cluster for endpoints and health. */
 	public ClusterStatus status(String clusterId) {
-		ClusterRuntime c = runtime(clusterId);
-		HoldState state = c.state();
-		long elapsed = state.elapsedMillis();
-		long cycleNanos = state.cycleNanos();
-		return new ClusterStatus(c.definition(), state.isHolding(), state.isPaused(), c.isCycleRunning(),
-				(elapsed == Long.MAX_VALUE) ? null : this.instance.time().now().minusMillis(elapsed),
-				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), c.lastDecision(),
-				c.survey().peers().stream().map(PeerDefinition::id).toList(), c.survey().lastObservations(),
-				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos));
+		return runtime(clusterId).status();
 	}
 
 	/** Snapshots of all clusters, in definition order. */
