@@ -76,6 +76,16 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
 
+	/**
+	 * The epoch of each hold this coordinator took, by cluster and instance id: a row that names the
+	 * instance's id with another epoch, or that this process never took, was written by another
+	 * process with the same id (or by this instance before a restart), not by this one.
+	 */
+	private final Map<String, Long> taken = new ConcurrentHashMap<>();
+
+	/** Clusters whose row names this instance's id but was not taken by this process (logged once). */
+	private final Set<String> foreignHold = ConcurrentHashMap.newKeySet();
+
 	private final DatabaseTime time;
 
 	/**
@@ -128,7 +138,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE"
 				+ wait;
 		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + this.time.now() + " WHERE cluster_id = ?";
-		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ?";
+		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ? AND epoch = ?";
 		// a shared lock (H2 has none: an exclusive one), so that a takeover waits for the fenced transaction
 		this.holderSql = "SELECT holder, epoch FROM " + table + " WHERE cluster_id = ?" + switch (dialect) {
 			case POSTGRESQL -> " FOR SHARE";
@@ -187,11 +197,22 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			}
 		}
 		long ageMillis = (lastRun != null) ? Math.max(0, Duration.between(lastRun, now).toMillis()) : -1;
-		boolean mine = instanceId.equals(holder);
+		String key = key(clusterId, instanceId);
+		Long takenEpoch = this.taken.get(key);
+		boolean sameId = instanceId.equals(holder);
+		boolean mine = sameId && takenEpoch != null && takenEpoch == epoch;
 		boolean free = holder == null || lastRun == null || ageMillis >= failover.toMillis();
 		if (!mine && !free) {
+			this.taken.remove(key);
+			if (sameId && this.foreignHold.add(key)) {
+				logger.error("Cluster '{}': the database row names this instance's id '{}' as holder (epoch {}, last run {} ms ago), "
+						+ "but this process did not take it: another process runs with the same instance id (give every instance "
+						+ "its own polling.instance-id), or this instance held it before a restart, in which case it takes over "
+						+ "once the row is {} ms old", clusterId, instanceId, epoch, ageMillis, failover.toMillis());
+			}
 			return new Claim(false, false, holder, epoch, ageMillis, null);
 		}
+		this.foreignHold.remove(key);
 		long newEpoch = mine ? epoch : epoch + 1;
 		try (PreparedStatement update = connection.prepareStatement(this.updateSql)) {
 			update.setString(1, instanceId);
@@ -199,11 +220,21 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			update.setString(3, clusterId);
 			update.executeUpdate();
 		}
+		this.taken.put(key, newEpoch);
 		return new Claim(true, mine, instanceId, newEpoch, ageMillis, null);
+	}
+
+	private static String key(String clusterId, String instanceId) {
+		return clusterId + '\u0000' + instanceId;
 	}
 
 	@Override
 	public void release(ClusterDefinition cluster, String instanceId) {
+		// only the hold this process took: a row under the same id with another epoch is another process's
+		Long epoch = this.taken.remove(key(cluster.id(), instanceId));
+		if (epoch == null) {
+			return;
+		}
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement release = connection.prepareStatement(this.releaseSql)) {
 			if (!connection.getAutoCommit()) {
@@ -211,6 +242,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			}
 			release.setString(1, cluster.id());
 			release.setString(2, instanceId);
+			release.setLong(3, epoch);
 			release.executeUpdate();
 		}
 		catch (SQLException ex) {

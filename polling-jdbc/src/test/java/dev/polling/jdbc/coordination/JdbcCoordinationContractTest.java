@@ -145,6 +145,53 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		assertThat(a.isHolding("FAILOVER")).isFalse();
 	}
 
+	/**
+	 * Issue 15, defect 6, for database coordination: a second process with the holder's instance id
+	 * (the default host:pid collides where java is pid 1 in every container) is not taken for the
+	 * holder. It is refused with DUPLICATE_INSTANCE_ID while the holder renews, never both hold, and a
+	 * release by the twin does not free the holder's row.
+	 */
+	@Test
+	void aSecondProcessWithTheHoldersIdIsRefusedAsADuplicateAndCannotReleaseTheHoldersRow() {
+		PollingManager first = instance("same", "TWINS");
+		PollingManager twin = instance("same", "TWINS");
+		assertThat(first.decide("TWINS").isGranted()).isTrue();
+		long epoch = first.fencingToken("TWINS").orElseThrow();
+		for (int i = 0; i < 5; i++) {
+			Decision refused = twin.decide("TWINS");
+			assertThat(refused.reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
+			assertThat(refused.detail()).contains("same instance id");
+			assertThat(twin.isHolding("TWINS")).isFalse();
+			assertThat(first.decide("TWINS").reason()).isEqualTo(Reason.RENEWED);
+		}
+		twin.release("TWINS");
+		assertThat(first.decide("TWINS").reason()).as("the twin's release left the holder's row alone").isEqualTo(Reason.RENEWED);
+		assertThat(first.fencingToken("TWINS")).hasValue(epoch);
+	}
+
+	/**
+	 * The other side of telling a twin from the holder: an instance restarted with its id (a process
+	 * that did not take the row) waits for the failover period before it takes its old row over, with
+	 * a new epoch, since the old process may only be frozen; a graceful stop releases the row, so a
+	 * restart after it takes over at once.
+	 */
+	@Test
+	void aRestartedInstanceTakesItsOldRowOverAfterTheFailoverPeriodWithANewEpoch() {
+		PollingManager before = instance("restarted", "RESTART");
+		assertThat(before.decide("RESTART").isGranted()).isTrue();
+		long epoch = before.fencingToken("RESTART").orElseThrow();
+		PollingManager after = instance("restarted", "RESTART"); // the old process stopped deciding without a release
+		assertThat(after.decide("RESTART").reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
+		Decision takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+			.until(() -> after.decide("RESTART"), Decision::isGranted);
+		assertThat(takeover.peers().get(0).elapsedMillis()).isGreaterThanOrEqualTo(FAILOVER.toMillis());
+		assertThat(after.fencingToken("RESTART")).hasValue(epoch + 1);
+		assertThat(before.decide("RESTART").isGranted()).as("the old process, resumed, is fenced out").isFalse();
+		after.close();
+		PollingManager again = instance("restarted", "RESTART");
+		assertThat(again.decide("RESTART").reason()).as("after a graceful stop").isEqualTo(Reason.NO_ACTIVE_PEER);
+	}
+
 	@Test
 	void grantsExactlyOneAndTheSameInstanceWhenThreeTickTogether() throws Exception {
 		List<PollingManager> instances = List.of(instance("a", "TOGETHER"), instance("b", "TOGETHER"), instance("c", "TOGETHER"));
