@@ -1,6 +1,5 @@
 package dev.polling.jdbc;
 
-import dev.polling.jdbc.queue.TransactionRunner;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;

@@ -1,5 +1,6 @@
 package dev.polling.jdbc.queue;
 
+import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;

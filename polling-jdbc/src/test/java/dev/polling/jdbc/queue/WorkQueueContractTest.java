@@ -1,5 +1,6 @@
 package dev.polling.jdbc.queue;
 
+import dev.polling.jdbc.TransactionRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.polling.jdbc.Backoff;

@@ -10,7 +10,7 @@ import dev.polling.jdbc.inbox.Receipt;
 import dev.polling.jdbc.queue.QueueListener;
 import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.QueueWorkers;
-import dev.polling.jdbc.queue.TransactionRunner;
+import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.queue.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

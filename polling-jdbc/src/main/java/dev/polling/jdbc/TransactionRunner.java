@@ -1,4 +1,4 @@
-package dev.polling.jdbc.queue;
+package dev.polling.jdbc;
 
 /**
  * Runs a handler and the message's completion in one transaction, so that the handler's database
