@@ -624,9 +624,12 @@ public final class ChaosDriver {
 		for (String holder : holders) {
 			for (JsonNode peer : sample.cluster(holder, cluster).path("peers")) {
 				String id = peer.path("id").asString("");
+				// the tick clusters ask the same instances through peer entries of their own: tick-2 is instance-2
+				String instance = id.startsWith("tick-") ? "instance-" + id.substring("tick-".length()) : id;
 				String state = peer.path("state").asString("").toLowerCase(Locale.ROOT);
-				if (!id.equals(holder) && holders.contains(id) && !state.equals("answered") && !state.equals("self")) {
-					return holder + " saw " + id + " " + state + (peer.path("fault").isString() ? "/" + peer.path("fault").asString() : "");
+				if (!instance.equals(holder) && holders.contains(instance) && !state.equals("answered") && !state.equals("self")) {
+					return holder + " saw " + id + " (" + instance + ") " + state
+							+ (peer.path("fault").isString() ? "/" + peer.path("fault").asString() : "");
 				}
 			}
 		}
