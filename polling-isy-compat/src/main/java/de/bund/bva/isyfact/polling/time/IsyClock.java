@@ -1,4 +1,4 @@
-package de.bund.bva.isyfact.polling.impl;
+package de.bund.bva.isyfact.polling.time;
 
 import java.time.Clock;
 
