@@ -19,7 +19,10 @@ public enum Dialect {
 	/** PostgreSQL 12 or newer. */
 	POSTGRESQL("postgresql"),
 
-	/** MariaDB 10.6 or newer, and MySQL 8 (same schema script, same SQL). */
+	/**
+	 * MariaDB 10.6 or newer. Not MySQL: MySQL 8 has no {@code FOR UPDATE WAIT n}, which the JDBC
+	 * coordinator uses, and no MySQL server runs in the tests, so MySQL is refused.
+	 */
 	MARIADB("mariadb"),
 
 	/** H2 2.x in its default (regular) mode. */
@@ -77,6 +80,10 @@ public enum Dialect {
 		try {
 			DatabaseMetaData metaData = connection.getMetaData();
 			product = metaData.getDatabaseProductName();
+			String version = String.valueOf(metaData.getDatabaseProductVersion());
+			if (version.toLowerCase(Locale.ROOT).contains("mariadb")) {
+				product = "MariaDB"; // MySQL's driver against a MariaDB server names the product MySQL
+			}
 		}
 		catch (SQLException ex) {
 			throw new DataAccessFailure("Could not detect the SQL dialect: reading the database metadata failed", ex);
@@ -95,14 +102,20 @@ public enum Dialect {
 		if (name.contains("postgres")) {
 			return POSTGRESQL;
 		}
-		if (name.contains("mariadb") || name.contains("mysql")) {
+		if (name.contains("mariadb")) {
 			return MARIADB;
+		}
+		if (name.contains("mysql")) {
+			throw new IllegalStateException("Database '" + productName + "' is not supported by polling's JDBC parts: MySQL has no "
+					+ "'SELECT ... FOR UPDATE WAIT n', which the database coordination relies on, and polling is not tested on "
+					+ "MySQL. Use PostgreSQL 12+, MariaDB 10.6+ or H2 2.x, or remove dev.polling:polling-jdbc from the "
+					+ "application and coordinate over JMX");
 		}
 		if (name.equals("h2")) {
 			return H2;
 		}
 		throw new IllegalStateException("Database '" + productName + "' is not supported by polling's JDBC parts; "
-				+ "supported are PostgreSQL, MariaDB/MySQL and H2 ("
+				+ "supported are PostgreSQL 12+, MariaDB 10.6+ and H2 2.x ("
 				+ Arrays.stream(values()).map(Dialect::id).collect(Collectors.joining(", ")) + ")");
 	}
 

@@ -12,8 +12,21 @@ class FoundationTest {
 	void mapsProductNamesToDialects() {
 		assertThat(Dialect.fromProductName("PostgreSQL")).isEqualTo(Dialect.POSTGRESQL);
 		assertThat(Dialect.fromProductName("MariaDB")).isEqualTo(Dialect.MARIADB);
-		assertThat(Dialect.fromProductName("MySQL")).isEqualTo(Dialect.MARIADB);
 		assertThat(Dialect.fromProductName("H2")).isEqualTo(Dialect.H2);
+	}
+
+	/**
+	 * Issue 16, defect 6: MySQL was claimed (mapped to the MariaDB dialect) but never tested, and the
+	 * coordinator's FOR UPDATE WAIT n does not exist there. No MySQL server can be installed on the
+	 * build machines, so this is checked on the product name the drivers report.
+	 */
+	@Test
+	void refusesMySqlWithOneMessageNamingWhyAndWhatToUse() {
+		assertThatIllegalStateException().isThrownBy(() -> Dialect.fromProductName("MySQL"))
+			.withMessageContaining("'MySQL' is not supported")
+			.withMessageContaining("FOR UPDATE WAIT n")
+			.withMessageContaining("MariaDB 10.6+")
+			.withMessageContaining("remove dev.polling:polling-jdbc");
 	}
 
 	@Test
