@@ -317,7 +317,7 @@ class PollingManagerTest {
 
 	@Test
 	void runsStandaloneWithoutPeers() {
-		try (PollingManager manager = PollingManager.builder()
+		try (PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults())
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.build()) {
@@ -330,7 +330,7 @@ class PollingManagerTest {
 
 	@Test
 	void failsFastOnAnUnknownClusterListingTheKnownIds() {
-		try (PollingManager manager = PollingManager.builder()
+		try (PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.cluster(ClusterDefinition.of("POSTFACH1_CLUSTER", Duration.ofSeconds(10)))
 			.cluster(ClusterDefinition.of("POSTFACH2_CLUSTER", Duration.ofSeconds(10)))
 			.build()) {
