@@ -31,6 +31,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
@@ -56,7 +57,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Micrometer present, counts receipts ({@link InboxMetrics}); provides a {@link WorkQueue} whose
  * {@link QueueWorkers} run every {@link QueueSubscription} bean, and a {@link DeliveryGuard} whose
  * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
- * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
+ * ({@link QueueMetrics}, {@link DeliveryMetrics}). Each part is off until switched on
+ * ({@code polling.jdbc.inbox|queue|delivery|jobs.enabled=true}); the coordinator exists only when a
+ * cluster is coordinated through the database or the jobs part runs; without either, nothing here
+ * touches the database. {@code polling.enabled=false} switches it all off.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
@@ -73,6 +77,7 @@ public final class PollingJdbcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	PollingTaskSchedulers pollingTaskSchedulers(Environment environment,
 			ObjectProvider<ThreadPoolTaskSchedulerBuilder> platformBuilder,
 			ObjectProvider<SimpleAsyncTaskSchedulerBuilder> virtualBuilder,
@@ -84,12 +89,14 @@ public final class PollingJdbcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	PollingJdbcSchemaInitializer pollingJdbcSchemaInitializer(DataSource dataSource, PollingJdbcProperties properties) {
 		return new PollingJdbcSchemaInitializer(dataSource, properties.getInitializeSchema(), properties.tableNames());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(ClusterCoordinator.class)
+	@Conditional(OnPollingJdbcCondition.Coordination.class)
 	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
 			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> polling) {
 		Duration failover = properties.getCoordination().getFailoverPeriod();
@@ -104,8 +111,8 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
+	@ConditionalOnBooleanProperty("polling.jdbc.jobs.enabled")
 	static class JobsConfiguration {
 
 		@Bean
@@ -172,7 +179,7 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.inbox.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.inbox.enabled")
 	static class InboxConfiguration {
 
 		@Bean
@@ -216,7 +223,7 @@ public final class PollingJdbcAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterBinder.class)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.inbox.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.inbox.enabled")
 	static class InboxMetricsConfiguration {
 
 		@Bean
@@ -229,7 +236,7 @@ public final class PollingJdbcAutoConfiguration {
 
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
 	static class QueueConfiguration {
 
 		@Bean
@@ -280,7 +287,7 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.delivery.enabled")
 	static class DeliveryConfiguration {
 
 		@Bean
@@ -330,21 +337,21 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.jobs.enabled")
 		JobsMetrics pollingJobsMetrics(ObjectProvider<JobScheduler> scheduler) {
 			return new JobsMetrics(scheduler);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
 		QueueMetrics pollingQueueMetrics(ObjectProvider<WorkQueue> queue, ObjectProvider<QueueSubscription> subscriptions) {
 			return new QueueMetrics(queue::getObject, () -> subscriptions.orderedStream().map(QueueSubscription::queue).toList());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.delivery.enabled")
 		DeliveryMetrics pollingDeliveryMetrics(ObjectProvider<DeliveryGuard> guard, ObjectProvider<DeliveryDestination> destinations) {
 			return new DeliveryMetrics(guard::getObject, () -> destinations.orderedStream().map(DeliveryDestination::name).toList());
 		}
@@ -352,6 +359,7 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBean(MeterRegistry.class)
+		@Conditional(OnPollingJdbcCondition.AnyUse.class)
 		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
 				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers, PollingJdbcProperties properties) {
 			List<Runnable> refreshes = new ArrayList<>();

@@ -103,9 +103,9 @@ public class PollingJdbcProperties {
 	public static class Inbox {
 
 		/**
-		 * Whether to provide the Inbox bean.
+		 * Whether to provide the Inbox bean (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * How long received keys are remembered. Keep it far longer than any source may deliver the
@@ -247,9 +247,9 @@ public class PollingJdbcProperties {
 	public static class Queue {
 
 		/**
-		 * Whether to provide the WorkQueue bean and run the workers for QueueSubscription beans.
+		 * Whether to provide the WorkQueue bean and run the workers for QueueSubscription beans (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Lease of a claimed message; renewed every third of it while the instance holds the
@@ -391,9 +391,9 @@ public class PollingJdbcProperties {
 	public static class Delivery {
 
 		/**
-		 * Whether to provide the DeliveryGuard bean and deliver to DeliveryDestination beans.
+		 * Whether to provide the DeliveryGuard bean and deliver to DeliveryDestination beans (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
@@ -589,9 +589,9 @@ public class PollingJdbcProperties {
 	public static class Jobs {
 
 		/**
-		 * Whether to provide the JobScheduler and dispatch due jobs into the work queue.
+		 * Whether to provide the JobScheduler and dispatch due jobs into the work queue (needs the queue part; off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Cluster whose holder dispatches due jobs (one of polling.clusters). Without it, one

@@ -28,7 +28,8 @@ class JobsAutoConfigurationTest {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PollingJdbcAutoConfiguration.class,
 				PollingAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=app-1",
-				"polling.clusters.JOBS.wait-time=10s", "polling.jdbc.jobs.dispatch-interval=100ms",
+				"polling.clusters.JOBS.wait-time=10s", "polling.jdbc.queue.enabled=true", "polling.jdbc.jobs.enabled=true",
+				"polling.jdbc.jobs.dispatch-interval=100ms",
 				"polling.jdbc.queue.poll-interval=50ms")
 		.withBean(QueueSubscription.class, () -> QueueSubscription.of("follow-ups", (message) -> this.executed.add(message.payload())));
 
@@ -58,6 +59,7 @@ class JobsAutoConfigurationTest {
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PollingJdbcAutoConfiguration.class,
 					PollingAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.generate-unique-name=false", "spring.datasource.name=one-dispatcher",
+					"polling.jdbc.queue.enabled=true", "polling.jdbc.jobs.enabled=true",
 					"polling.jdbc.jobs.dispatch-interval=50ms", "polling.jdbc.queue.poll-interval=50ms");
 		shared.withPropertyValues("polling.instance-id=app-1")
 			.withBean(QueueListener.class, () -> enqueues("app-1", enqueuedBy))

@@ -35,7 +35,7 @@ class PollingJdbcAutoConfigurationTest {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 				TransactionAutoConfiguration.class, PollingJdbcAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.generate-unique-name=true");
+		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.jdbc.inbox.enabled=true");
 
 	@Test
 	void providesAnInboxAndCreatesItsTableOnAnEmbeddedDatabase() {
@@ -143,6 +143,66 @@ class PollingJdbcAutoConfigurationTest {
 				.doesNotHaveBean(PollingJdbcSchemaInitializer.class));
 	}
 
+	/**
+	 * Issue 18, item 2: an application that coordinates over JMX and has a DataSource for its own
+	 * use gets none of the database parts: no polling bean that touches the database, no table, no
+	 * connection borrowed, no polling timer.
+	 */
+	@Test
+	void aJmxOnlyApplicationWithADataSourceGetsNoTablesNoConnectionsAndNoTimers() throws Exception {
+		org.h2.jdbcx.JdbcDataSource h2 = new org.h2.jdbcx.JdbcDataSource();
+		h2.setURL("jdbc:h2:mem:jmx-only-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+		java.util.concurrent.atomic.AtomicInteger borrowed = new java.util.concurrent.atomic.AtomicInteger();
+		java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+		DataSource counting = new org.springframework.jdbc.datasource.DelegatingDataSource(h2) {
+
+			@Override
+			public java.sql.Connection getConnection() throws java.sql.SQLException {
+				borrowed.incrementAndGet();
+				return super.getConnection();
+			}
+
+		};
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(PollingJdbcAutoConfiguration.class,
+					dev.polling.boot.autoconfigure.PollingAutoConfiguration.class))
+			.withBean(DataSource.class, () -> counting)
+			.withPropertyValues("polling.instance-id=jmx-only", "polling.clusters.MAILBOX.wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.hasSingleBean(dev.polling.core.PollingManager.class)
+					.doesNotHaveBean(Inbox.class)
+					.doesNotHaveBean(dev.polling.jdbc.queue.WorkQueue.class)
+					.doesNotHaveBean(dev.polling.jdbc.delivery.DeliveryGuard.class)
+					.doesNotHaveBean(dev.polling.jdbc.jobs.JobScheduler.class)
+					.doesNotHaveBean(dev.polling.jdbc.coordination.JdbcCoordinator.class)
+					.doesNotHaveBean(PollingJdbcSchemaInitializer.class)
+					.doesNotHaveBean(PollingTaskSchedulers.class);
+				assertThat(borrowed).as("connections borrowed by polling").hasValue(0);
+				assertThat(Thread.getAllStackTraces().keySet()).filteredOn((thread) -> !before.contains(thread))
+					.extracting(Thread::getName)
+					.as("threads started with the context")
+					.noneMatch((name) -> name.startsWith("polling-"));
+			});
+		try (java.sql.Connection connection = h2.getConnection();
+				java.sql.ResultSet tables = connection.getMetaData().getTables(null, null, "POLLING%", null)) {
+			assertThat(tables.next()).as("a polling table").isFalse();
+		}
+	}
+
+	/** Database coordination switches the coordinator (and the schema) on, and nothing else. */
+	@Test
+	void aClusterCoordinatedThroughTheDatabaseGetsTheCoordinatorAndTheTablesOnly() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PollingJdbcAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.clusters.MAILBOX.coordination=jdbc")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(dev.polling.jdbc.coordination.JdbcCoordinator.class)
+				.hasSingleBean(PollingJdbcSchemaInitializer.class)
+				.doesNotHaveBean(Inbox.class)
+				.doesNotHaveBean(dev.polling.jdbc.queue.WorkQueue.class));
+	}
+
 	@Test
 	void staysOffWithoutSpringJdbcOnTheClassPath() {
 		this.runner.withClassLoader(new FilteredClassLoader(DataSourceUtils.class))
@@ -157,7 +217,7 @@ class PollingJdbcAutoConfigurationTest {
 
 	@Test
 	void providesNoInboxWhenTheInboxIsDisabled() {
-		this.runner.withPropertyValues("polling.jdbc.inbox.enabled=false")
+		this.runner.withPropertyValues("polling.jdbc.inbox.enabled=false", "polling.jdbc.queue.enabled=true")
 			.run((context) -> assertThat(context).doesNotHaveBean(Inbox.class)
 				.doesNotHaveBean(InboxMetrics.class)
 				.hasSingleBean(PollingJdbcSchemaInitializer.class));

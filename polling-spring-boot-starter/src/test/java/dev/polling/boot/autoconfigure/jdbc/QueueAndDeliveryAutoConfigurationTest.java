@@ -50,6 +50,7 @@ class QueueAndDeliveryAutoConfigurationTest {
 				TransactionAutoConfiguration.class, PollingJdbcAutoConfiguration.class,
 				PollingJdbcEndpointAutoConfiguration.class, PollingJdbcHealthContributorAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=test-instance",
+				"polling.jdbc.queue.enabled=true", "polling.jdbc.delivery.enabled=true",
 				"polling.jdbc.queue.poll-interval=50ms", "polling.jdbc.delivery.poll-interval=50ms",
 				"polling.jdbc.queue.backoff.initial=50ms", "polling.jdbc.delivery.backoff.initial=50ms",
 				"management.endpoints.web.exposure.include=pollingqueue,pollingdelivery");
