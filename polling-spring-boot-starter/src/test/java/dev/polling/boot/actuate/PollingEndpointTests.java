@@ -34,7 +34,7 @@ class PollingEndpointTests {
 	private static final String PASSWORD = "endpoint-Secret-9";
 
 	private final PollingManager manager = PollingManager.builder()
-		.settings(PollingSettings.defaults().withInstanceId("endpoint").withPeerTimeout(Duration.ofMillis(300)))
+		.settings(PollingSettings.defaults().withInstanceId("endpoint").withPeerTimeout(Duration.ofSeconds(2)))
 		.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)).withName("XY-Nachrichten"))
 		.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1).withCredentials("polling", PASSWORD))
 		.build();
@@ -116,7 +116,7 @@ class PollingEndpointTests {
 
 		};
 		try (PollingManager standby = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId("standby").withPeerTimeout(Duration.ofMillis(300)))
+			.settings(PollingSettings.defaults().withInstanceId("standby").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1))
 			.peerClient(holdingPeer)
