@@ -42,7 +42,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The work queue and delivery guard wiring of {@link PollingJdbcAutoConfiguration}, with the
  * endpoints and health contributors, on an embedded H2 database.
  */
-class QueueAndDeliveryAutoConfigurationTest {
+class QueueAndDeliveryAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,

@@ -14,7 +14,7 @@ import dev.polling.core.Decision.Reason;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 
-class PollingJdbcCoordinationAutoConfigurationTest {
+class PollingJdbcCoordinationAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PollingJdbcAutoConfiguration.class,

@@ -20,7 +20,7 @@ import dev.polling.jdbc.jobs.JobScheduler;
 import dev.polling.jdbc.queue.QueueListener;
 import dev.polling.jdbc.queue.QueueSubscription;
 
-class JobsAutoConfigurationTest {
+class JobsAutoConfigurationTests {
 
 	private final List<String> executed = new CopyOnWriteArrayList<>();
 
