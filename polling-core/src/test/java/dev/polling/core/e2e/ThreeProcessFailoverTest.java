@@ -27,6 +27,12 @@ class ThreeProcessFailoverTest {
 	void neverHasTwoHoldersAndFailsOverWithinOneTickPlusThePeerTimeout() throws Exception {
 		this.instances = new PeerProcesses(TICK_MILLIS, PEER_TIMEOUT_MILLIS, "a", "b", "c");
 		await().atMost(Duration.ofSeconds(60)).until(() -> this.instances.holders().size() == 1);
+		// Start-up is outside the claim: a process whose server is not listening yet refuses (gone), and
+		// on a starved machine one that is listening may not answer within the peer timeout, so two
+		// processes starting together may both be granted once (seen at load average 12: b granted
+		// beside c refusing, c beside b timing out); the next renewal resolves it by instance id.
+		Thread.sleep(3 * (TICK_MILLIS + PEER_TIMEOUT_MILLIS));
+		await().atMost(Duration.ofSeconds(60)).until(() -> this.instances.holders().size() == 1);
 
 		int samples = 0;
 		int maxHolders = 0;
