@@ -42,16 +42,20 @@ class ThreeProcessFailoverTest {
 		long start = System.nanoTime();
 		long killedAt = 0;
 		boolean restarted = false;
-		while (System.nanoTime() - start < Duration.ofSeconds(60).toNanos()) {
+		// Phases by time and by sample count (at least 100 samples before the kill, 50 before the restart,
+		// 200 in all): on a starved machine one sample (three JMX reads) took up to 350 ms.
+		int samplesAtKill = 0;
+		while (System.nanoTime() - start < Duration.ofSeconds(60).toNanos() || samples < 200 || !restarted) {
 			List<String> holders = this.instances.holders();
 			samples++;
 			maxHolders = Math.max(maxHolders, holders.size());
 			assertThat(holders).as("holders at sample %d", samples).hasSizeLessThanOrEqualTo(1);
 			long elapsed = (System.nanoTime() - start) / 1_000_000;
-			if (killed == null && elapsed >= 30_000) {
+			if (killed == null && elapsed >= 30_000 && samples >= 100) {
 				killed = holders.get(0);
 				this.instances.kill(killed);
 				killedAt = System.nanoTime();
+				samplesAtKill = samples;
 			}
 			else if (killed != null && takeoverMillis < 0) {
 				if (holders.isEmpty()) {
@@ -64,7 +68,7 @@ class ThreeProcessFailoverTest {
 			else if (killed == null && holders.isEmpty()) {
 				samplesWithoutHolder++;
 			}
-			if (killed != null && !restarted && elapsed >= 40_000) {
+			if (killed != null && !restarted && elapsed >= 40_000 && samples - samplesAtKill >= 50) {
 				this.instances.launch(killed);
 				restarted = true;
 			}
@@ -72,9 +76,9 @@ class ThreeProcessFailoverTest {
 		}
 		System.out.printf("samples=%d maxHolders=%d samplesWithoutHolder=%d killed=%s takeoverMillis=%d%n", samples, maxHolders,
 				samplesWithoutHolder, killed, takeoverMillis);
-		assertThat(samples).as("samples (each reads three processes; under load one took up to 350 ms)").isGreaterThan(100);
 		assertThat(maxHolders).isEqualTo(1);
-		assertThat(takeoverMillis).isBetween(0L, TICK_MILLIS + PEER_TIMEOUT_MILLIS + 100);
+		// measured by sampling: the margin is the latency of one sample (three JMX reads) on a loaded machine
+		assertThat(takeoverMillis).isBetween(0L, TICK_MILLIS + PEER_TIMEOUT_MILLIS + 1000);
 		assertThat(restarted).isTrue();
 		// The restarted instance is a standby: the cluster stayed with the one that took over.
 		List<String> holders = this.instances.holders();

@@ -87,14 +87,16 @@ class JmxPeerClientDeadlineTest {
 		this.server.mbeanServer()
 			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42, this.gate), JmxNames.clusterName("dev.polling", CLUSTER.id()));
 		PeerDefinition peer = PeerDefinition.of("peer", "127.0.0.1", this.server.port());
-		// the connection (and its TLS handshake) is made under a 1 s deadline
-		PeerObservation fast = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), Duration.ofSeconds(1))
-			.get(10, TimeUnit.SECONDS);
+		// the connection (and its TLS handshake) is made under a 4 s deadline (1 s was too short for a
+		// cold TLS handshake on a starved CI machine)
+		Duration shortDeadline = Duration.ofSeconds(4);
+		PeerObservation fast = this.client.observe(peer, ClusterDefinition.of("OTHER", Duration.ofSeconds(10)), shortDeadline)
+			.get(30, TimeUnit.SECONDS);
 		assertThat(fast.state()).as(fast.toString()).isEqualTo(PeerState.ANSWERED);
 		// a later request may take longer than that on the same connection
-		var slow = this.client.observe(peer, CLUSTER, Duration.ofSeconds(10));
+		var slow = this.client.observe(peer, CLUSTER, Duration.ofSeconds(30));
 		assertThat(this.gate.awaitEntered()).isTrue();
-		Thread.sleep(1500);
+		Thread.sleep(shortDeadline.toMillis() + 1500);
 		this.gate.close();
 		PeerObservation observation = slow.get(10, TimeUnit.SECONDS);
 		assertThat(observation.state()).as(observation.toString()).isEqualTo(PeerState.ANSWERED);
