@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Whether the database answers, as the background parts of one application instance see it: the
  * queue workers, the delivery dispatcher and the job dispatcher report every failed and every
- * successful round here. The first connection failure (no connection, connection lost, server
- * shutting down) starts an outage, the next success ends it; each is logged once, not per part,
+ * successful round here. The first failure that shows the database unreachable (connection refused
+ * or lost, server shutting down or starting up; not a pool that only ran out of free connections)
+ * starts an outage, the next success ends it; each is logged once, not per part,
  * thread or retry, and the parts log the failures of an outage at debug level only. Health checks
  * read {@link #isAvailable()}, {@link #unavailableSince()} and {@link #lastError()} without
  * touching the database.
@@ -49,16 +50,16 @@ public final class DatabaseStatus {
 	}
 
 	/**
-	 * Reports a failed round. A connection failure starts an outage (logged once); other failures
-	 * are the caller's to log.
+	 * Reports a failed round. A failure that shows the database unreachable starts an outage (logged
+	 * once); other failures are the caller's to log.
 	 * @param part which part failed, for the log, e.g. {@code "queue workers"}
 	 * @param failure what failed
-	 * @return {@code true} if it was a connection failure, reported here: the caller logs it at debug
+	 * @return {@code true} if the database is unreachable, reported here: the caller logs it at debug
 	 * level only
 	 */
 	public boolean failed(String part, Throwable failure) {
 		Objects.requireNonNull(failure, "failure must not be null");
-		if (!Failures.isConnectionFailure(failure)) {
+		if (!Failures.isUnreachable(failure)) {
 			return false;
 		}
 		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
