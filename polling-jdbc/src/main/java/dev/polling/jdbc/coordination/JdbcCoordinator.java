@@ -188,7 +188,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				throw ex;
 			}
 			finally {
-				connection.setAutoCommit(autoCommit);
+				restoreAutoCommit(connection, autoCommit);
 			}
 		}
 		catch (SQLException ex) {
@@ -200,6 +200,16 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				logger.warn("Cluster '{}': {}; refusing until the database answers", cluster.id(), failure, ex);
 			}
 			return Claim.unavailable(failure);
+		}
+	}
+
+	/** Quietly: on a connection the failure broke, this fails too and must not hide that failure. */
+	private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
+		try {
+			connection.setAutoCommit(autoCommit);
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not restore auto-commit; the pool discards a broken connection", ex);
 		}
 	}
 
