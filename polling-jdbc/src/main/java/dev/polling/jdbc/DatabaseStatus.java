@@ -60,7 +60,8 @@ public final class DatabaseStatus {
 	public boolean failed(String part, Throwable failure) {
 		Objects.requireNonNull(failure, "failure must not be null");
 		if (!Failures.isUnreachable(failure)) {
-			return false;
+			// during an outage, a pool that times out waiting for a connection is one of its symptoms
+			return this.unavailableSince != null && Failures.isConnectionFailure(failure);
 		}
 		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
 		this.lastError = error;

@@ -181,6 +181,13 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 		if (this.maintenance != null) {
 			this.maintenance.shutdownNow();
+			// a renewal or recovery under way finishes before stop returns (and the pool is closed)
+			try {
+				this.maintenance.awaitTermination(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 		this.workerThreads.clear();
 		this.fetcher = null;
