@@ -146,9 +146,10 @@ abstract class DatabaseOutageContractTest {
 				assertThat(log.lines("INFO", DatabaseStatus.class.getName(), "database of " + instance + " is available again"))
 					.hasSize(1);
 			}
-			assertThat(log.lines("WARN", "dev.polling.jdbc", ""))
-				.as("warnings of the database parts besides the two outage reports")
-				.hasSize(2);
+			// besides the two outage reports, at most one stray warning per instance (e.g. a statement the
+			// server cancelled while shutting down, before the outage showed), none repeated per retry
+			assertThat(log.lines("WARN", "dev.polling.jdbc", "")).as("warnings of the database parts")
+				.hasSizeLessThanOrEqualTo(4);
 		}
 	}
 
