@@ -26,7 +26,15 @@ import org.junit.jupiter.api.Test;
  * prefetched messages back), the other abruptly (its pool aborts every connection mid-transaction,
  * as a killed process leaves them; its leases expire and the other instances recover them). Every
  * message is done exactly once: each handler writes a row in the transaction that completes its
- * message. Run by {@link PostgresRollingRestartTest} and {@link MariaDbRollingRestartTest}.
+ * message.
+ * <p>
+ * The first restart upgrades the schema while the other instance keeps working: the database
+ * starts with only version 1 (the tables of 0.1.0) recorded, and the restarted instance runs
+ * {@link Schema#migrate}, which applies the newest migration (its data migration of the queue's
+ * keys included) under load. The code of 0.1.0 is not at hand to run on the old tables, so both
+ * instances run the current code on tables that already have the newest shape; every statement of
+ * the migrations is idempotent, so the upgrade runs in full on the live queue. Run by
+ * {@link PostgresRollingRestartTest} and {@link MariaDbRollingRestartTest}.
  */
 abstract class RollingRestartContractTest extends DatabaseTest {
 
@@ -42,7 +50,9 @@ abstract class RollingRestartContractTest extends DatabaseTest {
 
 	@Override
 	protected void prepare(TestDatabase database) {
-		Schema.create(database.newDataSource(), database.dialect(), TableNames.defaults());
+		Schema.migrate(database.newDataSource(), database.dialect(), TableNames.defaults());
+		// the newest migration is still to come: version 1 (0.1.0) is the last one recorded
+		database.execute("DELETE FROM " + TableNames.defaults().schemaVersion() + " WHERE version > 1");
 		database.execute("CREATE TABLE rolling_done (item VARCHAR(100) NOT NULL, instance VARCHAR(20) NOT NULL)");
 	}
 
@@ -66,6 +76,10 @@ abstract class RollingRestartContractTest extends DatabaseTest {
 			awaitDone(MESSAGES / 4);
 
 			a.stopGracefully();
+			// the new version of instance a upgrades the schema at its start, while b keeps working
+			Schema.Outcome upgrade = Schema.migrate(database().newDataSource(), database().dialect(), TableNames.defaults());
+			assertThat(upgrade.fromVersion()).isEqualTo(1);
+			assertThat(upgrade.toVersion()).isEqualTo(Schema.latestVersion()).isGreaterThan(1);
 			a = new Instance("a-2");
 			a.start();
 			awaitDone(MESSAGES * 6 / 10);
