@@ -70,7 +70,7 @@ abstract class DatabaseOutageContractTest {
 			TestDatabase database = server.createDatabase("outage");
 			HikariDataSource setup = pool(database, "setup");
 			try (setup) {
-				Schema.create(setup, this.dialect, TableNames.defaults());
+				Schema.migrate(setup, this.dialect, TableNames.defaults());
 				database.execute("CREATE TABLE outage_done (item VARCHAR(100) NOT NULL)");
 				WorkQueue producer = WorkQueue.builder(setup).instanceId("producer").build();
 				List<NewMessage> batch = new ArrayList<>();
