@@ -62,7 +62,7 @@ public final class DeliveryBenchmark {
 		int sendMillis = (args.length > 2) ? Integer.parseInt(args[2]) : 0;
 		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
 			DataSource admin = postgres.getPostgresDatabase();
-			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
+			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
 				statement.execute("CREATE TABLE bench_outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, "
 						+ "state VARCHAR(16) NOT NULL, delivered_at TIMESTAMPTZ)");

@@ -49,7 +49,7 @@ public final class InboxBenchmark {
 		Duration measured = Duration.ofSeconds((args.length > 2) ? Long.parseLong(args[2]) : 15);
 		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
 			DataSource dataSource = postgres.getPostgresDatabase();
-			Schema.create(dataSource, Dialect.POSTGRESQL, TableNames.defaults());
+			Schema.migrate(dataSource, Dialect.POSTGRESQL, TableNames.defaults());
 			try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 				statement.execute("CREATE TABLE IF NOT EXISTS business_row (message_key VARCHAR(255) PRIMARY KEY, "
 						+ "payload VARCHAR(100) NOT NULL)");

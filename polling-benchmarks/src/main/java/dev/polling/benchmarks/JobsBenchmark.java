@@ -51,7 +51,7 @@ public final class JobsBenchmark {
 				pools.add(pool(url));
 			}
 			try {
-				Schema.create(pools.get(0), Dialect.POSTGRESQL, TableNames.defaults());
+				Schema.migrate(pools.get(0), Dialect.POSTGRESQL, TableNames.defaults());
 				run(pools, jobs, seconds);
 			}
 			finally {

@@ -62,7 +62,7 @@ public final class QueueBenchmark {
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
 		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
 			DataSource admin = postgres.getPostgresDatabase();
-			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
+			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			createDbSchedulerTable(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL embedded (zonky, %s), %d instances x %d threads, "
 					+ "%d messages per round, trivial handlers%n", BenchSql.version(admin), INSTANCES, THREADS, n);

@@ -10,8 +10,8 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
- * The SQL dialects the database parts support. Each dialect has its own schema script in the jar
- * ({@code dev/polling/jdbc/schema-<id>.sql}) and its own way of doing the few things plain SQL
+ * The SQL dialects the database parts support. Each dialect has its own versioned migrations in the
+ * jar ({@link #migrationLocation()}) and its own way of doing the few things plain SQL
  * cannot say portably (an insert that tolerates a duplicate, database time arithmetic).
  */
 public enum Dialect {
@@ -43,11 +43,12 @@ public enum Dialect {
 	}
 
 	/**
-	 * The class path resource name of this dialect's schema script.
-	 * @return e.g. {@code dev/polling/jdbc/schema-postgresql.sql}
+	 * The class path folder of this dialect's versioned migrations, for Flyway a location
+	 * {@code classpath:dev/polling/jdbc/migration/<id>}.
+	 * @return e.g. {@code dev/polling/jdbc/migration/postgresql}
 	 */
-	public String schemaResource() {
-		return "dev/polling/jdbc/schema-" + this.id + ".sql";
+	public String migrationLocation() {
+		return "dev/polling/jdbc/migration/" + this.id;
 	}
 
 	/**

@@ -97,6 +97,14 @@ public record TableNames(String prefix) {
 	}
 
 	/**
+	 * The table recording the applied schema versions (see {@link Schema#migrate}).
+	 * @return e.g. {@code polling_schema_version}
+	 */
+	public String schemaVersion() {
+		return this.prefix + "schema_version";
+	}
+
+	/**
 	 * Replaces the prefix placeholder in SQL text.
 	 * @param sql text containing {@code ${prefix}}
 	 * @return the text with the prefix

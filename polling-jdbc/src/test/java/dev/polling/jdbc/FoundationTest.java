@@ -37,12 +37,16 @@ class FoundationTest {
 	}
 
 	@Test
-	void shipsASchemaScriptPerDialectWithThePrefixApplied() {
+	void shipsEveryMigrationForEveryDialectWithThePrefixApplied() {
+		assertThat(Schema.migrations()).extracting(Schema.Migration::version).containsExactly(1, 2);
 		for (Dialect dialect : Dialect.values()) {
-			assertThat(Schema.statements(dialect, new TableNames("app_")))
-				.as(dialect.schemaResource())
-				.isNotEmpty()
-				.allSatisfy((sql) -> assertThat(sql).doesNotContain("${prefix}").doesNotEndWith(";"))
+			for (Schema.Migration migration : Schema.migrations()) {
+				assertThat(Schema.statements(dialect, migration, new TableNames("app_")))
+					.as(migration.resource(dialect))
+					.isNotEmpty()
+					.allSatisfy((sql) -> assertThat(sql).doesNotContain("${prefix}").doesNotEndWith(";"));
+			}
+			assertThat(Schema.statements(dialect, Schema.migrations().get(0), new TableNames("app_")))
 				.anySatisfy((sql) -> assertThat(sql).startsWith("CREATE TABLE IF NOT EXISTS app_inbox"));
 		}
 	}

@@ -21,6 +21,7 @@ import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
@@ -88,6 +89,8 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private final DatabaseTime time;
 
+	private final @Nullable DatabaseStatus status;
+
 	/**
 	 * A coordinator that waits at most {@link #DEFAULT_LOCK_TIMEOUT} for the cluster's row.
 	 * @param dataSource where the table lives; each call borrows its own connection
@@ -111,6 +114,22 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	 */
 	public JdbcCoordinator(DataSource dataSource, Dialect dialect, TableNames tables, @Nullable Duration failoverPeriod,
 			Duration lockTimeout) {
+		this(dataSource, dialect, tables, failoverPeriod, lockTimeout, null);
+	}
+
+	/**
+	 * A coordinator that reports whether the database answers to the status of its instance: a lost
+	 * database is then logged once by the status, not by each cluster.
+	 * @param dataSource where the table lives; each call borrows its own connection
+	 * @param dialect the database's dialect
+	 * @param tables table names
+	 * @param failoverPeriod how long a silent holder keeps the cluster; null for each cluster's wait time
+	 * @param lockTimeout the longest a decision waits for the cluster's row (see above)
+	 * @param status the instance's database status, or {@code null}
+	 */
+	public JdbcCoordinator(DataSource dataSource, Dialect dialect, TableNames tables, @Nullable Duration failoverPeriod,
+			Duration lockTimeout, @Nullable DatabaseStatus status) {
+		this.status = status;
 		this.dataSource = Objects.requireNonNull(dataSource, "dataSource must not be null");
 		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
 		this.tables = Objects.requireNonNull(tables, "tables must not be null");
@@ -159,6 +178,9 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				Claim claim = acquire(connection, cluster.id(), instanceId, failover);
 				connection.commit();
 				this.lastFailure.remove(cluster.id());
+				if (this.status != null) {
+					this.status.succeeded();
+				}
 				return claim;
 			}
 			catch (SQLException | RuntimeException ex) {
@@ -166,15 +188,28 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				throw ex;
 			}
 			finally {
-				connection.setAutoCommit(autoCommit);
+				restoreAutoCommit(connection, autoCommit);
 			}
 		}
 		catch (SQLException ex) {
 			String failure = "database coordination failed: " + ex.getMessage() + " (SQLState " + ex.getSQLState() + ")";
-			if (!failure.equals(this.lastFailure.put(cluster.id(), failure))) {
+			// once per streak of failures (a pool's timeout message differs on every retry); a lost database
+			// once per outage by the instance's status
+			boolean outage = this.status != null && this.status.failed("the coordination of cluster '" + cluster.id() + "'", ex);
+			if (this.lastFailure.put(cluster.id(), failure) == null && !outage) {
 				logger.warn("Cluster '{}': {}; refusing until the database answers", cluster.id(), failure, ex);
 			}
 			return Claim.unavailable(failure);
+		}
+	}
+
+	/** Quietly: on a connection the failure broke, this fails too and must not hide that failure. */
+	private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
+		try {
+			connection.setAutoCommit(autoCommit);
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not restore auto-commit; the pool discards a broken connection", ex);
 		}
 	}
 

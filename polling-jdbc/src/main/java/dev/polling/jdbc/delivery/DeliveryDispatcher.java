@@ -1,5 +1,6 @@
 package dev.polling.jdbc.delivery;
 
+import dev.polling.jdbc.DatabaseStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +39,8 @@ public final class DeliveryDispatcher implements AutoCloseable {
 
 	private final Duration recoverInterval;
 
+	private final DatabaseStatus status;
+
 	private final Object wakeUp = new Object();
 
 	private volatile boolean running;
@@ -47,6 +50,8 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	private @Nullable ScheduledExecutorService recovery;
 
 	private final AtomicBoolean failing = new AtomicBoolean();
+
+	private volatile boolean failureLogged;
 
 	/**
 	 * Creates a dispatcher with one thread (not started).
@@ -69,6 +74,21 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	 * @param recoverInterval how often expired leases are recovered, positive
 	 */
 	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval, Duration recoverInterval) {
+		this(guard, threads, batchSize, pollInterval, recoverInterval, null);
+	}
+
+	/**
+	 * Creates the dispatcher (not started), reporting whether the database answers to a status
+	 * shared among the parts of the instance, so that an outage is logged once.
+	 * @param guard the guard
+	 * @param threads sending threads, 1 to {@value #MAX_THREADS}
+	 * @param batchSize messages sent per destination and round by each thread, 1 to 1000
+	 * @param pollInterval wait when nothing was due, positive
+	 * @param recoverInterval how often expired leases are recovered, positive
+	 * @param status the status, or {@code null} for one of its own
+	 */
+	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval,
+			Duration recoverInterval, @Nullable DatabaseStatus status) {
 		this.guard = Objects.requireNonNull(guard, "guard must not be null");
 		if (threads < 1 || threads > MAX_THREADS) {
 			throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
@@ -85,6 +105,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		this.batchSize = batchSize;
 		this.pollInterval = pollInterval;
 		this.recoverInterval = recoverInterval;
+		this.status = (status != null) ? status : new DatabaseStatus("the delivery dispatcher of " + guard.owner());
 	}
 
 	/**
@@ -167,7 +188,9 @@ public final class DeliveryDispatcher implements AutoCloseable {
 			this.guard.recoverExpired();
 		}
 		catch (RuntimeException ex) {
-			if (this.failing.compareAndSet(false, true)) {
+			// a lost database is logged once by the status
+			if (!this.status.failed("recovering expired sends", ex) && this.failing.compareAndSet(false, true)) {
+				this.failureLogged = true;
 				logger.warn("Recovering expired sends failed; trying again every {}: {}", this.recoverInterval,
 						ex.getMessage());
 			}
@@ -179,12 +202,17 @@ public final class DeliveryDispatcher implements AutoCloseable {
 			int attempted = 0;
 			try {
 				attempted = this.guard.deliverDue(this.batchSize);
-				if (this.failing.compareAndSet(true, false)) {
+				this.status.succeeded();
+				if (this.failing.compareAndSet(true, false) && this.failureLogged) {
+					this.failureLogged = false;
 					logger.info("Delivering outgoing messages works again");
 				}
 			}
 			catch (RuntimeException ex) {
-				if (this.failing.compareAndSet(false, true)) {
+				// a lost database is logged once by the status
+				boolean outage = this.status.failed("delivering outgoing messages", ex);
+				if (this.failing.compareAndSet(false, true) && !outage) {
+					this.failureLogged = true;
 					logger.warn("Delivering outgoing messages failed; trying again every {}: {}", this.pollInterval,
 							ex.getMessage());
 				}

@@ -8,6 +8,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.Failures;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -238,12 +239,14 @@ public final class DeliveryGuard {
 		int attempted = 0;
 		while (attempted < limit) {
 			List<Delivery> claimed;
+			long claimedAt = System.nanoTime();
 			try {
 				claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), 1,
 						this::map);
 			}
 			catch (DataAccessFailure ex) {
-				if (attempted == 0) {
+				if (attempted == 0 || Failures.isUnreachable(ex)) {
+					// a lost database is the dispatcher's to report, once
 					throw ex;
 				}
 				logger.warn("Delivering to '{}': {} sent, then claiming the next failed; the rest waits for the next "
@@ -254,17 +257,17 @@ public final class DeliveryGuard {
 				break;
 			}
 			attempted++;
-			send(target, claimed.get(0));
+			send(target, claimed.get(0), claimedAt + this.leaseTime.toNanos());
 		}
 		return attempted;
 	}
 
-	private void send(DeliveryDestination target, Delivery delivery) {
+	private void send(DeliveryDestination target, Delivery delivery, long leaseEnd) {
 		String destination = delivery.destination();
 		Throwable failure;
 		try {
 			target.sender().send(delivery);
-			if (post(delivery, "DELIVERED", null, 0) == FencedWrite.APPLIED) {
+			if (post(delivery, "DELIVERED", null, 0, leaseEnd) == FencedWrite.APPLIED) {
 				notify(() -> this.listener.onDelivered(destination));
 			}
 			return;
@@ -273,27 +276,27 @@ public final class DeliveryGuard {
 			failure = ex;
 		}
 		catch (DataAccessFailure ex) {
-			logger.warn("Delivery {} to '{}' was sent but recording it failed; it becomes IN_DOUBT when its lease "
-					+ "expires: {}", delivery.id(), destination, ex.getMessage());
+			logger.warn("Delivery {} to '{}' was sent but recording it failed until its lease ran out; it becomes "
+					+ "IN_DOUBT when the lease expires: {}", delivery.id(), destination, ex.getMessage());
 			return;
 		}
 		catch (Exception | Error ex) {
 			if (!target.idempotent()) {
 				logger.warn("Delivery {} to '{}' has an unknown outcome and is IN_DOUBT (not sent again): {}",
 						delivery.id(), destination, Arguments.describe(ex, 300));
-				recordSafely(delivery, "IN_DOUBT", ex, 0);
+				recordSafely(delivery, "IN_DOUBT", ex, 0, leaseEnd);
 				return;
 			}
 			failure = ex;
 		}
 		boolean dead = delivery.attempt() >= delivery.maxAttempts();
 		long delay = dead ? 0 : this.backoff.delayAfter(delivery.attempt()).toMillis();
-		recordSafely(delivery, dead ? "DEAD" : "FAILED", failure, delay);
+		recordSafely(delivery, dead ? "DEAD" : "FAILED", failure, delay, leaseEnd);
 	}
 
-	private void recordSafely(Delivery delivery, String state, Throwable failure, long delay) {
+	private void recordSafely(Delivery delivery, String state, Throwable failure, long delay, long leaseEnd) {
 		try {
-			if (post(delivery, state, Arguments.describe(failure, MAX_ERROR_LENGTH), delay) == FencedWrite.APPLIED) {
+			if (post(delivery, state, Arguments.describe(failure, MAX_ERROR_LENGTH), delay, leaseEnd) == FencedWrite.APPLIED) {
 				String destination = delivery.destination();
 				switch (state) {
 					case "DEAD" -> {
@@ -309,6 +312,36 @@ public final class DeliveryGuard {
 		catch (DataAccessFailure ex) {
 			logger.warn("Could not record the outcome of delivery {} to '{}'; it becomes IN_DOUBT when its lease "
 					+ "expires: {}", delivery.id(), delivery.destination(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * Records the outcome of a send; while the database fails transiently (it restarts, the
+	 * connection dropped) tried again until the claim's lease runs out (measured from before the
+	 * claim, so never later than the database's own lease): once a send happened, only its recorded
+	 * outcome keeps it from becoming IN_DOUBT, or from being sent again to an idempotent destination.
+	 */
+	private FencedWrite post(Delivery delivery, String state, @Nullable String error, long delayMillis, long leaseEnd) {
+		long pauseMillis = 50;
+		while (true) {
+			try {
+				return post(delivery, state, error, delayMillis);
+			}
+			catch (DataAccessFailure ex) {
+				if (!Failures.isTransient(ex) || System.nanoTime() + pauseMillis * 1_000_000L >= leaseEnd) {
+					throw ex;
+				}
+				logger.debug("Recording the outcome of delivery {} failed transiently; trying again in {} ms",
+						delivery.id(), pauseMillis, ex);
+				try {
+					Thread.sleep(pauseMillis);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+				pauseMillis = Math.min(pauseMillis * 2, 1000);
+			}
 		}
 	}
 

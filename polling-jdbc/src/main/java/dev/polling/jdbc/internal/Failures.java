@@ -56,6 +56,32 @@ public final class Failures {
 		return false;
 	}
 
+	/**
+	 * Whether the failure, or an exception it was caused by, shows that the database itself cannot be
+	 * reached (refused or lost connection, server shutting down or starting up). Unlike
+	 * {@link #isConnectionFailure}, a connection pool that only timed out waiting for a free
+	 * connection (an {@link java.sql.SQLTransientConnectionException} without SQLState, as HikariCP
+	 * throws when all its connections are busy) is no such evidence; when the pool timed out because
+	 * the database refused new connections, it carries that failure as its cause and SQLState.
+	 * @param failure the failure
+	 * @return {@code true} if the database is unreachable
+	 */
+	public static boolean isUnreachable(@Nullable Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			boolean busyPool = cause instanceof java.sql.SQLTransientConnectionException pool && pool.getSQLState() == null;
+			if (cause instanceof SQLException sql && !busyPool && isConnectionFailure(sql)) {
+				return true;
+			}
+			if (cause instanceof java.io.IOException) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
 	private static boolean isTransient(SQLException ex) {
 		if (isConnectionFailure(ex) || ex instanceof SQLTransientException) {
 			return true;

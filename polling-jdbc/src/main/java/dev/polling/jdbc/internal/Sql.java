@@ -79,12 +79,7 @@ public final class Sql {
 					throw ex;
 				}
 				finally {
-					if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
-						connection.setTransactionIsolation(isolation);
-					}
-					if (autoCommit) {
-						connection.setAutoCommit(true);
-					}
+					restore(connection, isolation, autoCommit);
 				}
 			}
 			catch (SQLTransactionRollbackException ex) {
@@ -204,6 +199,25 @@ public final class Sql {
 		String state = ex.getSQLState();
 		// 40001 serialization failure / deadlock (all three), 40P01 PostgreSQL deadlock, MariaDB 1213/1205
 		return (state != null && state.startsWith("40")) || ex.getErrorCode() == 1213 || ex.getErrorCode() == 1205;
+	}
+
+	/**
+	 * Puts the connection's settings back. On a connection the failure broke (a pool closes it at
+	 * once, e.g. HikariCP answers "Connection is closed"), this fails too; that failure must not
+	 * hide the one that broke it, which tells whether the database is gone.
+	 */
+	private static void restore(Connection connection, int isolation, boolean autoCommit) {
+		try {
+			if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+				connection.setTransactionIsolation(isolation);
+			}
+			if (autoCommit) {
+				connection.setAutoCommit(true);
+			}
+		}
+		catch (SQLException ex) {
+			logger.debug("Could not restore the connection's settings; the pool discards a broken connection", ex);
+		}
 	}
 
 	private static void rollback(Connection connection, Exception cause) {

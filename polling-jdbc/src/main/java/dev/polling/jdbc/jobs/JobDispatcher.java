@@ -1,5 +1,6 @@
 package dev.polling.jdbc.jobs;
 
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.coordination.LostHoldException;
@@ -49,9 +50,13 @@ public final class JobDispatcher implements AutoCloseable {
 
 	private final Duration shutdownWait;
 
+	private final DatabaseStatus status;
+
 	private @Nullable ScheduledExecutorService timer;
 
 	private volatile @Nullable String lastFailure;
+
+	private volatile boolean failureLogged;
 
 	private JobDispatcher(Builder builder) {
 		this.scheduler = builder.scheduler;
@@ -59,10 +64,13 @@ public final class JobDispatcher implements AutoCloseable {
 		this.interval = builder.interval;
 		this.batchSize = builder.batchSize;
 		this.observer = builder.observer;
+		this.status = (builder.status != null) ? builder.status
+				: new DatabaseStatus("the job dispatcher of " + this.queue.owner());
 		this.shutdownWait = builder.shutdownWait;
 		this.hold = (builder.hold != null) ? builder.hold
 				: DispatchHold.database(new JdbcCoordinator(this.scheduler.dataSource(), this.scheduler.dialect(),
-						this.scheduler.tables(), builder.failoverPeriod), DEFAULT_ROLE, this.queue.owner(),
+						this.scheduler.tables(), builder.failoverPeriod, JdbcCoordinator.DEFAULT_LOCK_TIMEOUT, this.status),
+						DEFAULT_ROLE, this.queue.owner(),
 						builder.failoverPeriod);
 	}
 
@@ -129,7 +137,10 @@ public final class JobDispatcher implements AutoCloseable {
 			this.hold.runIfHeld(this::dispatch);
 			if (this.lastFailure != null) {
 				this.lastFailure = null;
-				logger.info("Dispatching due jobs works again");
+				if (this.failureLogged) {
+					this.failureLogged = false;
+					logger.info("Dispatching due jobs works again");
+				}
 			}
 		}
 		catch (LostHoldException ex) {
@@ -137,7 +148,9 @@ public final class JobDispatcher implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
-			if (this.lastFailure == null) {
+			// a lost database is logged once by the status
+			if (!this.status.failed("dispatching due jobs", ex) && this.lastFailure == null) {
+				this.failureLogged = true;
 				logger.warn("Dispatching due jobs failed ({}); trying again every {}", failure, this.interval);
 			}
 			this.lastFailure = failure;
@@ -148,6 +161,7 @@ public final class JobDispatcher implements AutoCloseable {
 		DispatchResult result;
 		do {
 			result = this.scheduler.dispatchDue(this.queue, this.batchSize, check);
+			this.status.succeeded();
 			this.observer.accept(result);
 		}
 		while (result.dispatched() >= this.batchSize);
@@ -171,6 +185,8 @@ public final class JobDispatcher implements AutoCloseable {
 		private Duration shutdownWait = Duration.ofSeconds(10);
 
 		private @Nullable DispatchHold hold;
+
+		private @Nullable DatabaseStatus status;
 
 		private Consumer<DispatchResult> observer = (result) -> {
 		};
@@ -256,6 +272,17 @@ public final class JobDispatcher implements AutoCloseable {
 		 */
 		public Builder observer(Consumer<DispatchResult> observer) {
 			this.observer = Objects.requireNonNull(observer, "observer must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets where the dispatcher reports whether the database answers (default: a status of its
+		 * own); share one among the parts of an instance so that an outage is logged once.
+		 * @param status the status
+		 * @return this builder
+		 */
+		public Builder status(DatabaseStatus status) {
+			this.status = Objects.requireNonNull(status, "status must not be null");
 			return this;
 		}
 

@@ -294,6 +294,10 @@ public final class JobScheduler {
 			throw ex;
 		}
 		catch (RuntimeException ex) {
+			if (Failures.isConnectionFailure(ex)) {
+				// the database is gone: every job would fail the same way, and a late commit may have gone through
+				throw ex;
+			}
 			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
 			listed = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null));
 		}

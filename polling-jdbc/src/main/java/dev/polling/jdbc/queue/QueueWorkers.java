@@ -1,7 +1,8 @@
 package dev.polling.jdbc.queue;
 
-import dev.polling.jdbc.TransactionRunner;
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.FencedWrite;
+import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private final boolean batchCompletions;
 
+	private final DatabaseStatus status;
+
 	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
 
 	private final LinkedBlockingQueue<QueueMessage> completions = new LinkedBlockingQueue<>();
@@ -85,6 +88,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private boolean fetchFailing;
 
+	private boolean fetchFailureLogged;
+
 	private final List<Thread> workerThreads = new ArrayList<>();
 
 	private @Nullable Thread fetcher;
@@ -101,6 +106,8 @@ public final class QueueWorkers implements AutoCloseable {
 				: this.queue.leaseTime().dividedBy(3);
 		this.transactions = builder.transactions;
 		this.batchCompletions = builder.batchCompletions;
+		this.status = (builder.status != null) ? builder.status
+				: new DatabaseStatus("the queue workers of " + this.queue.owner());
 	}
 
 	/**
@@ -174,6 +181,13 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 		if (this.maintenance != null) {
 			this.maintenance.shutdownNow();
+			// a renewal or recovery under way finishes before stop returns (and the pool is closed)
+			try {
+				this.maintenance.awaitTermination(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 		this.workerThreads.clear();
 		this.fetcher = null;
@@ -238,16 +252,24 @@ public final class QueueWorkers implements AutoCloseable {
 					claimedAny |= !claimed.isEmpty();
 				}
 				next = (next + 1) % names.size();
+				this.status.succeeded();
 				if (this.fetchFailing) {
 					this.fetchFailing = false;
-					logger.info("Claiming messages of {} works again", names);
+					if (this.fetchFailureLogged) {
+						logger.info("Claiming messages of {} works again", names);
+					}
 				}
 			}
 			catch (RuntimeException ex) {
+				// a lost database is logged once by the status; other failures once per streak here
+				boolean outage = this.status.failed("claiming messages", ex);
 				if (!this.fetchFailing) {
 					this.fetchFailing = true;
-					logger.warn("Claiming messages of {} failed; trying again every {}: {}", names, this.pollInterval,
-							ex.getMessage());
+					this.fetchFailureLogged = !outage;
+					if (!outage) {
+						logger.warn("Claiming messages of {} failed; trying again every {}: {}", names, this.pollInterval,
+								ex.getMessage());
+					}
 				}
 				sleep(this.pollInterval);
 				continue;
@@ -340,8 +362,8 @@ public final class QueueWorkers implements AutoCloseable {
 				this.queue.completeAll(batch);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not record the completion of {} message(s); they are processed again after their "
-						+ "leases expire: {}", batch.size(), ex.getMessage());
+				warnUnlessOutage(ex, "Could not record the completion of {} message(s); they are processed again after "
+						+ "their leases expire: {}", batch.size(), ex.getMessage());
 			}
 			finally {
 				batch.forEach(this::finished);
@@ -375,8 +397,8 @@ public final class QueueWorkers implements AutoCloseable {
 				this.queue.complete(message);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not record the completion of message {} of queue '{}'; it is processed again "
-						+ "after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+				warnUnlessOutage(ex, "Could not record the completion of message {} of queue '{}'; it is processed "
+						+ "again after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
 			}
 			return false;
 		}
@@ -421,8 +443,8 @@ public final class QueueWorkers implements AutoCloseable {
 			this.queue.postpone(message, failure);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not put message {} of queue '{}' back after a transient database error; it is retried "
-					+ "after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+			warnUnlessOutage(ex, "Could not put message {} of queue '{}' back after a transient database error; it is "
+					+ "retried after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
 		}
 	}
 
@@ -433,8 +455,8 @@ public final class QueueWorkers implements AutoCloseable {
 			this.queue.fail(message, failure);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not record the failure of message {} of queue '{}'; it is retried after its lease "
-					+ "expires: {}", message.id(), message.queue(), ex.getMessage());
+			warnUnlessOutage(ex, "Could not record the failure of message {} of queue '{}'; it is retried after its "
+					+ "lease expires: {}", message.id(), message.queue(), ex.getMessage());
 		}
 	}
 
@@ -452,13 +474,26 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Renewing the leases of {} held message(s) failed: {}", this.held.size(), ex.getMessage());
+			warnUnlessOutage(ex, "Renewing the leases of {} held message(s) failed: {}", this.held.size(), ex.getMessage());
 		}
 		try {
 			this.queue.expireLeases();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Recovering expired leases failed: {}", ex.getMessage());
+			warnUnlessOutage(ex, "Recovering expired leases failed: {}", ex.getMessage());
+		}
+	}
+
+	/**
+	 * Logs a failed write as a warning, or at debug level when it is part of a database outage,
+	 * which the status reports once.
+	 */
+	private void warnUnlessOutage(RuntimeException failure, String format, Object... arguments) {
+		if (this.status.failed("the queue workers", failure)) {
+			logger.debug(format, arguments);
+		}
+		else {
+			logger.warn(format, arguments);
 		}
 	}
 
@@ -534,6 +569,8 @@ public final class QueueWorkers implements AutoCloseable {
 		private TransactionRunner transactions = TransactionRunner.NONE;
 
 		private boolean batchCompletions;
+
+		private @Nullable DatabaseStatus status;
 
 		private Builder(WorkQueue queue) {
 			this.queue = queue;
@@ -649,6 +686,17 @@ public final class QueueWorkers implements AutoCloseable {
 		 */
 		public Builder batchCompletions(boolean batchCompletions) {
 			this.batchCompletions = batchCompletions;
+			return this;
+		}
+
+		/**
+		 * Sets where the workers report whether the database answers (default: a status of their
+		 * own); share one among the parts of an instance so that an outage is logged once.
+		 * @param status the status
+		 * @return this builder
+		 */
+		public Builder status(DatabaseStatus status) {
+			this.status = Objects.requireNonNull(status, "status must not be null");
 			return this;
 		}
 

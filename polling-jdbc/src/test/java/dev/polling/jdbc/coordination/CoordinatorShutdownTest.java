@@ -33,7 +33,7 @@ class CoordinatorShutdownTest {
 		config.setMaximumPoolSize(2);
 		assertThat(config.getConnectionTimeout()).as("HikariCP's default").isEqualTo(30_000);
 		try (HikariDataSource pool = new HikariDataSource(config)) {
-			Schema.create(pool, Dialect.POSTGRESQL, TableNames.defaults());
+			Schema.migrate(pool, Dialect.POSTGRESQL, TableNames.defaults());
 			PollingManager manager = PollingManager.builder()
 				.settings(PollingSettings.defaults().withInstanceId("a"))
 				.cluster(ClusterDefinition.of("JOBS", Duration.ofSeconds(10)))

@@ -46,7 +46,7 @@ class CoordinatorWaitBoundTest {
 		config.setMaximumPoolSize(1);
 		assertThat(config.getConnectionTimeout()).as("HikariCP's default").isEqualTo(30_000);
 		try (HikariDataSource pool = new HikariDataSource(config); PollingManager manager = manager(pool, Dialect.H2)) {
-			Schema.create(pool, Dialect.H2, TableNames.defaults());
+			Schema.migrate(pool, Dialect.H2, TableNames.defaults());
 			assertThat(manager.decide("JOBS").isGranted()).isTrue();
 
 			Connection taken = pool.getConnection(); // the business code has taken the only connection
@@ -76,7 +76,7 @@ class CoordinatorWaitBoundTest {
 		config.setJdbcUrl("jdbc:h2:mem:pause-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
 		config.setMaximumPoolSize(1);
 		try (HikariDataSource pool = new HikariDataSource(config)) {
-			Schema.create(pool, Dialect.H2, TableNames.defaults());
+			Schema.migrate(pool, Dialect.H2, TableNames.defaults());
 			PollingManager manager = manager(pool, Dialect.H2);
 			assertThat(manager.decide("JOBS").isGranted()).isTrue();
 			try (Connection taken = pool.getConnection()) {

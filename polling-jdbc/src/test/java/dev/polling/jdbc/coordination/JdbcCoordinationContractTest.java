@@ -42,7 +42,7 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 
 	@Override
 	protected void prepare(TestDatabase database) {
-		Schema.create(database.newDataSource(), database.dialect(), TableNames.defaults());
+		Schema.migrate(database.newDataSource(), database.dialect(), TableNames.defaults());
 	}
 
 	@AfterEach

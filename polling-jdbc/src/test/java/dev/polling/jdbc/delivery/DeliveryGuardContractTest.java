@@ -49,7 +49,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 
 	@Override
 	protected void prepare(TestDatabase database) {
-		Schema.create(pool(), database.dialect(), TableNames.defaults());
+		Schema.migrate(pool(), database.dialect(), TableNames.defaults());
 	}
 
 

@@ -52,7 +52,7 @@ abstract class InboxContractTest extends DatabaseTest {
 	@Override
 	protected void prepare(TestDatabase database) {
 		this.dataSource = database.newDataSource();
-		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+		Schema.migrate(this.dataSource, database.dialect(), TableNames.defaults());
 		database.execute("CREATE TABLE business_row (source VARCHAR(100) NOT NULL, "
 				+ "message_key VARCHAR(255) NOT NULL, instance VARCHAR(20) NOT NULL)");
 		this.inbox = Inbox.builder(this.dataSource).build();
@@ -254,9 +254,9 @@ abstract class InboxContractTest extends DatabaseTest {
 
 	@Test
 	void createsTheSchemaAgainWithoutErrorAndUnderAnotherPrefix() {
-		Schema.create(this.dataSource, database().dialect(), TableNames.defaults());
+		Schema.migrate(this.dataSource, database().dialect(), TableNames.defaults());
 		TableNames custom = new TableNames("app_poll_");
-		Schema.create(this.dataSource, database().dialect(), custom);
+		Schema.migrate(this.dataSource, database().dialect(), custom);
 		Inbox other = Inbox.builder(this.dataSource).tables(custom).build();
 
 		assertThat(other.receive(this.source, "prefixed")).isEqualTo(Receipt.NEW);

@@ -48,7 +48,7 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 
 	@Override
 	protected void prepare(TestDatabase database) {
-		Schema.create(database.newDataSource(), database.dialect(), TableNames.defaults());
+		Schema.migrate(database.newDataSource(), database.dialect(), TableNames.defaults());
 	}
 
 

@@ -46,9 +46,9 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 	@Override
 	protected void prepare(TestDatabase database) {
 		this.dataSource = database.newDataSource();
-		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+		Schema.migrate(this.dataSource, database.dialect(), TableNames.defaults());
 		// idempotent: a second run finds everything in place
-		Schema.create(this.dataSource, database.dialect(), TableNames.defaults());
+		Schema.migrate(this.dataSource, database.dialect(), TableNames.defaults());
 	}
 
 	@BeforeEach

@@ -31,7 +31,8 @@ import org.awaitility.Awaitility;
  * A private MariaDB server for tests: {@code mariadb-install-db} makes a data directory in a temp
  * folder, {@code mariadbd} serves it on a free loopback port without grant tables (user
  * {@code root}, no password), and a shutdown hook stops the process by its handle and deletes the
- * folder. When running as root, the folder is handed to the {@code mysql} user and the server runs
+ * folder. {@link #stop()} and {@link #restart()} stop the process and start it again on the same port
+ * and data directory (a database outage). When running as root, the folder is handed to the {@code mysql} user and the server runs
  * as that user ({@code mariadbd} refuses to run as root). Durability settings are relaxed for
  * speed.
  */
@@ -41,8 +42,20 @@ final class MariaDbServer implements DatabaseServer {
 
 	private final String baseUrl;
 
-	private MariaDbServer(String baseUrl) {
-		this.baseUrl = baseUrl;
+	private final List<String> command;
+
+	private final Path home;
+
+	private final int port;
+
+	private Process process;
+
+	private MariaDbServer(List<String> command, Path home, int port) throws IOException {
+		this.baseUrl = "jdbc:mariadb://127.0.0.1:" + port + "/";
+		this.command = List.copyOf(command);
+		this.home = home;
+		this.port = port;
+		this.process = launch();
 	}
 
 	static MariaDbServer start(Binaries binaries) {
@@ -69,25 +82,62 @@ final class MariaDbServer implements DatabaseServer {
 			if (root) {
 				command.add("--user=mysql");
 			}
-			Process process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(home.resolve("stdout.log").toFile())
-				.start();
-			Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(process, home), "polling-test-mariadb-stop"));
-			String baseUrl = "jdbc:mariadb://127.0.0.1:" + port + "/";
-			Awaitility.await("mariadbd (pid " + process.pid() + ") accepting connections on port " + port)
-				.atMost(STARTUP_TIMEOUT)
-				.pollInterval(Duration.ofMillis(200))
-				.until(() -> {
-					if (!process.isAlive()) {
-						throw new IllegalStateException("mariadbd exited with " + process.exitValue() + ": "
-								+ tail(home.resolve("error.log")));
-					}
-					return canConnect(baseUrl);
-				});
-			return new MariaDbServer(baseUrl);
+			MariaDbServer server = new MariaDbServer(command, home, port);
+			Runtime.getRuntime().addShutdownHook(new Thread(server::stopAndDelete, "polling-test-mariadb-stop"));
+			return server;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start mariadbd", ex);
+		}
+	}
+
+	/** Starts mariadbd on this server's port and data directory and waits until it accepts connections. */
+	private Process launch() throws IOException {
+		Process started = new ProcessBuilder(this.command).redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(this.home.resolve("stdout.log").toFile()))
+			.start();
+		Awaitility.await("mariadbd (pid " + started.pid() + ") accepting connections on port " + this.port)
+			.atMost(STARTUP_TIMEOUT)
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> {
+				if (!started.isAlive()) {
+					throw new IllegalStateException("mariadbd exited with " + started.exitValue() + ": "
+							+ tail(this.home.resolve("error.log")));
+				}
+				return canConnect(this.baseUrl);
+			});
+		return started;
+	}
+
+	/** Shuts the server process down (SIGTERM, a clean shutdown) and waits until it has exited. */
+	synchronized void stop() {
+		stop(this.process);
+	}
+
+	/** Starts the server process again on the same port and data directory. */
+	synchronized void restart() {
+		if (this.process.isAlive()) {
+			throw new IllegalStateException("mariadbd (pid " + this.process.pid() + ") is running: stop() it first");
+		}
+		try {
+			this.process = launch();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not restart mariadbd", ex);
+		}
+	}
+
+	String describe() {
+		return "MariaDB (local mariadbd, pid " + this.process.pid() + ", port " + this.port + ")";
+	}
+
+	synchronized void stopAndDelete() {
+		stop(this.process);
+		try (Stream<Path> files = Files.walk(this.home)) {
+			files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+		}
+		catch (IOException ex) {
+			// best effort: the temp folder is disposable
 		}
 	}
 
@@ -107,7 +157,7 @@ final class MariaDbServer implements DatabaseServer {
 		}
 	}
 
-	private static void stop(Process process, Path home) {
+	private static void stop(Process process) {
 		process.destroy();
 		try {
 			if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -116,12 +166,6 @@ final class MariaDbServer implements DatabaseServer {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-		}
-		try (Stream<Path> files = Files.walk(home)) {
-			files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-		}
-		catch (IOException ex) {
-			// best effort: the temp folder is disposable
 		}
 	}
 

@@ -5,14 +5,17 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 /**
- * Records the SQL text of every statement prepared on the connections of a real data source, so a
- * test can ask the database how it runs them ({@link QueryPlans}). Nothing is changed on the way:
- * the calls go to the real driver.
+ * Records the SQL text of every statement prepared on the connections of a real data source, and
+ * of every statement executed through {@code createStatement()}, so a test can ask the database how
+ * it runs them ({@link QueryPlans}) or check what was sent. Nothing is changed on the way: the calls
+ * go to the real driver.
  */
 public final class StatementLog {
 
@@ -59,9 +62,23 @@ public final class StatementLog {
 					&& args[0] instanceof String sql) {
 				this.statements.add(sql);
 			}
-			return invoke(connection, method, args);
+			Object result = invoke(connection, method, args);
+			return (result instanceof Statement statement && !(result instanceof PreparedStatement)) ? record(statement)
+					: result;
 		};
 		return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+				handler);
+	}
+
+	private Statement record(Statement statement) {
+		InvocationHandler handler = (proxy, method, args) -> {
+			if ((method.getName().startsWith("execute") || method.getName().equals("addBatch")) && args != null
+					&& args.length > 0 && args[0] instanceof String sql) {
+				this.statements.add(sql);
+			}
+			return invoke(statement, method, args);
+		};
+		return (Statement) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Statement.class },
 				handler);
 	}
 

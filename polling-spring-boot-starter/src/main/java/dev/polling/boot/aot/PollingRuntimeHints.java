@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a native image of a polling application needs beyond what Spring finds itself: the schema
- * scripts of the database parts (read as resources), the RMI client socket factory that the JMX
+ * migrations of the database parts (read as resources), the RMI client socket factory that the JMX
  * server hands to its clients (serialised into the stub), and the MBean interfaces of the cluster
  * MBeans (read reflectively by the MBean server, proxied by JMX clients).
  */
@@ -20,7 +20,6 @@ public final class PollingRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
-		hints.resources().registerPattern("dev/polling/jdbc/*.sql");
 		hints.resources().registerPattern("dev/polling/jdbc/migration/*/*.sql");
 		hints.serialization().registerType(TypeReference.of(SOCKET_FACTORY));
 		for (String mbean : MBEAN_INTERFACES) {

@@ -2,6 +2,8 @@ package dev.polling.boot.aot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.Schema;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -30,9 +32,11 @@ class PollingRuntimeHintsTests {
 	}
 
 	@Test
-	void coversTheSchemaScriptsOfEveryDialect() {
-		for (String dialect : new String[] { "postgresql", "mariadb", "h2" }) {
-			assertThat(RuntimeHintsPredicates.resource().forResource("dev/polling/jdbc/schema-" + dialect + ".sql")).accepts(this.hints);
+	void coversTheSchemaMigrationsOfEveryDialect() {
+		for (Dialect dialect : Dialect.values()) {
+			for (Schema.Migration migration : Schema.migrations()) {
+				assertThat(RuntimeHintsPredicates.resource().forResource(migration.resource(dialect))).accepts(this.hints);
+			}
 		}
 	}
 

@@ -61,7 +61,7 @@ public final class PollingJdbcSchemaInitializer implements InitializingBean {
 			return false;
 		}
 		Dialect dialect = Dialect.detect(this.dataSource);
-		Schema.create(this.dataSource, dialect, this.tables);
+		Schema.migrate(this.dataSource, dialect, this.tables);
 		logger.info("Polling's tables are in place ({}, prefix '{}')", dialect.id(), this.tables.prefix());
 		return true;
 	}

@@ -1,5 +1,6 @@
--- polling schema for MariaDB 10.6+ and MySQL 8. ${prefix} is the configured table prefix (default polling_).
--- Every statement is idempotent; the starter runs this file per polling.jdbc.initialize-schema.
+-- polling schema version 1 for MariaDB 10.6+: the tables of polling 0.1.0, as released. ${prefix} is the
+-- table prefix (default polling_). Every statement is idempotent (IF NOT EXISTS), so a 0.1.0 database
+-- without a version table is upgraded by running this script and the later ones.
 -- Times are DATETIME(6) in UTC (written with UTC_TIMESTAMP(6)); keys compare exactly (utf8mb4_bin).
 
 -- Inbox: one row per received message, keyed by source and the message's key in that source.
@@ -21,8 +22,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}coordination (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Work queue: messages claimed by workers on every instance (see dev.polling.jdbc.queue.WorkQueue).
--- state: NEW, BLOCKED (behind an older open message of its key), IN_PROGRESS, DONE, FAILED (waiting for a
--- retry at available_at), DEAD.
+-- state: NEW, IN_PROGRESS, DONE, FAILED (waiting for a retry at available_at), DEAD.
 -- fence: bumped by every claim and by lease expiry; every later write checks it.
 CREATE TABLE IF NOT EXISTS ${prefix}queue (
     id           BIGINT       NOT NULL AUTO_INCREMENT,
@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}delivery (
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
 
 -- Scheduled jobs: moved into the work queue when due (see dev.polling.jdbc.jobs.JobScheduler).
--- state: SCHEDULED, DISPATCHED, CANCELLED, FAILED (its message went DEAD: the handler failed for good).
+-- state: SCHEDULED, DISPATCHED, CANCELLED, FAILED (could not be enqueued; last_error says why).
 -- unique_key: set for jobs scheduled with scheduleOnce (queue and business id), else null.
 CREATE TABLE IF NOT EXISTS ${prefix}job (
     id            BIGINT       NOT NULL AUTO_INCREMENT,
@@ -90,22 +90,4 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
     UNIQUE KEY ${prefix}job_unique (unique_key),
     INDEX ${prefix}job_due_idx (state, due_at, id),
     INDEX ${prefix}job_business_idx (queue, business_id, state)
-) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
--- since 0.2.0: retries of a dispatch that failed (attempts, next_attempt_at), the time a job was
--- dispatched or cancelled (finished_at, for the retention purge), the job of a message (message_id)
-ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS attempts INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS next_attempt_at DATETIME(6);
-ALTER TABLE ${prefix}job ADD COLUMN IF NOT EXISTS finished_at DATETIME(6);
-CREATE INDEX IF NOT EXISTS ${prefix}job_message_idx ON ${prefix}job (message_id);
--- since 0.2.0: the retention purge of delivered messages and of dispatched or cancelled jobs
-CREATE INDEX IF NOT EXISTS ${prefix}delivery_finished_idx ON ${prefix}delivery (state, finished_at);
-CREATE INDEX IF NOT EXISTS ${prefix}job_finished_idx ON ${prefix}job (state, finished_at);
-UPDATE ${prefix}job SET finished_at = COALESCE(dispatched_at, created_at) WHERE finished_at IS NULL AND state IN ('DISPATCHED', 'CANCELLED');
--- since 0.2.0: per-key ordering. One row per queue and business key with open messages, counting
--- them; only a key's oldest open message is claimable, the younger ones wait in state BLOCKED.
-CREATE TABLE IF NOT EXISTS ${prefix}queue_key (
-    queue        VARCHAR(100) NOT NULL,
-    business_key VARCHAR(255) NOT NULL,
-    open_count   INTEGER      NOT NULL,
-    PRIMARY KEY (queue, business_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
