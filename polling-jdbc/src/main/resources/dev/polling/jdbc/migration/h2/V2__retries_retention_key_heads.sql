@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS ${prefix}queue_key (
     open_count   INTEGER      NOT NULL,
     CONSTRAINT ${prefix}queue_key_pk PRIMARY KEY (queue, business_key)
 );
--- The keys of the messages 0.1.0 left open, and the younger messages of each key set BLOCKED.
+-- The keys of the messages 0.1.0 left open: the younger open messages of each key set BLOCKED behind
+-- its head, then the key's row with its count. Only keys without a row: where this version's code
+-- already runs (a development snapshot's tables, a repeated run), it keeps the rows and states itself.
+UPDATE ${prefix}queue q SET state = 'BLOCKED' WHERE q.business_key IS NOT NULL AND q.state IN ('NEW', 'FAILED') AND q.id > (SELECT MIN(o.id) FROM ${prefix}queue o WHERE o.queue = q.queue AND o.business_key = q.business_key AND o.state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD')) AND NOT EXISTS (SELECT 1 FROM ${prefix}queue_key k WHERE k.queue = q.queue AND k.business_key = q.business_key);
 INSERT INTO ${prefix}queue_key (queue, business_key, open_count) SELECT q.queue, q.business_key, COUNT(*) FROM ${prefix}queue q WHERE q.business_key IS NOT NULL AND q.state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD') AND NOT EXISTS (SELECT 1 FROM ${prefix}queue_key k WHERE k.queue = q.queue AND k.business_key = q.business_key) GROUP BY q.queue, q.business_key;
-UPDATE ${prefix}queue q SET state = 'BLOCKED' WHERE q.business_key IS NOT NULL AND q.state IN ('NEW', 'FAILED') AND q.id > (SELECT MIN(o.id) FROM ${prefix}queue o WHERE o.queue = q.queue AND o.business_key = q.business_key AND o.state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'));

@@ -23,6 +23,8 @@ CREATE TABLE IF NOT EXISTS ${prefix}queue_key (
     open_count   INTEGER      NOT NULL,
     PRIMARY KEY (queue, business_key)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;
--- The keys of the messages 0.1.0 left open, and the younger messages of each key set BLOCKED.
+-- The keys of the messages 0.1.0 left open: the younger open messages of each key set BLOCKED behind
+-- its head, then the key's row with its count. Only keys without a row: where this version's code
+-- already runs (a development snapshot's tables, a repeated run), it keeps the rows and states itself.
+UPDATE ${prefix}queue q JOIN (SELECT queue, business_key, MIN(id) AS head_id FROM ${prefix}queue WHERE business_key IS NOT NULL AND state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD') GROUP BY queue, business_key) h ON q.queue = h.queue AND q.business_key = h.business_key SET q.state = 'BLOCKED' WHERE q.id > h.head_id AND q.state IN ('NEW', 'FAILED') AND NOT EXISTS (SELECT 1 FROM ${prefix}queue_key k WHERE k.queue = q.queue AND k.business_key = q.business_key);
 INSERT INTO ${prefix}queue_key (queue, business_key, open_count) SELECT q.queue, q.business_key, COUNT(*) FROM ${prefix}queue q WHERE q.business_key IS NOT NULL AND q.state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD') AND NOT EXISTS (SELECT 1 FROM ${prefix}queue_key k WHERE k.queue = q.queue AND k.business_key = q.business_key) GROUP BY q.queue, q.business_key;
-UPDATE ${prefix}queue q JOIN (SELECT queue, business_key, MIN(id) AS head_id FROM ${prefix}queue WHERE business_key IS NOT NULL AND state IN ('NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD') GROUP BY queue, business_key) h ON q.queue = h.queue AND q.business_key = h.business_key SET q.state = 'BLOCKED' WHERE q.id > h.head_id AND q.state IN ('NEW', 'FAILED');

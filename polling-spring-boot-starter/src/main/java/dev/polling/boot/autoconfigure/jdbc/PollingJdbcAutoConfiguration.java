@@ -30,9 +30,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
@@ -69,6 +71,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingJdbcProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public final class PollingJdbcAutoConfiguration {
 
 	/** A class of dev.polling:polling-jdbc, the optional module with the database parts. */
