@@ -19,9 +19,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 public class PollingJdbcProperties {
 
 	/**
-	 * When to create polling's tables at startup from the schema script of the detected database
-	 * (dev/polling/jdbc/schema-<dialect>.sql): "embedded" only for embedded databases such as H2
-	 * in memory, "always", or "never" (manage the schema yourself, e.g. with Flyway).
+	 * When to apply polling's versioned migrations at startup (dev/polling/jdbc/migration/<dialect>,
+	 * one read when the tables are current): "embedded" only for embedded databases such as H2 in
+	 * memory, "always", or "never" (run them yourself, e.g. with Flyway or Liquibase).
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
