@@ -1,8 +1,10 @@
 package dev.polling.boot.autoconfigure.health;
 
 import dev.polling.boot.autoconfigure.jdbc.PollingJdbcAutoConfiguration;
+import dev.polling.boot.health.PollingDatabaseHealthIndicator;
 import dev.polling.boot.health.PollingDeliveryHealthIndicator;
 import dev.polling.boot.health.PollingQueueHealthIndicator;
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.queue.WorkQueue;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -16,9 +18,11 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code pollingQueue} and {@code pollingDelivery} health contributors
- * (dead and in-doubt counts in their details). Disabled with
- * {@code management.health.polling-queue.enabled=false} or
- * {@code management.health.polling-delivery.enabled=false}.
+ * (dead and in-doubt counts in their details) and of {@code pollingDatabase} (DOWN while the
+ * database parts find the database unreachable). Disabled with
+ * {@code management.health.polling-queue.enabled=false},
+ * {@code management.health.polling-delivery.enabled=false} or
+ * {@code management.health.polling-database.enabled=false}.
  */
 @AutoConfiguration(after = PollingJdbcAutoConfiguration.class)
 @ConditionalOnClass(value = { HealthContributor.class, ConditionalOnEnabledHealthIndicator.class },
@@ -34,6 +38,19 @@ public final class PollingJdbcHealthContributorAutoConfiguration {
 		@ConditionalOnMissingBean(name = "pollingQueueHealthIndicator")
 		PollingQueueHealthIndicator pollingQueueHealthIndicator(WorkQueue queue) {
 			return new PollingQueueHealthIndicator(queue);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(DatabaseStatus.class)
+	@ConditionalOnEnabledHealthIndicator("polling-database")
+	static class DatabaseHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "pollingDatabaseHealthIndicator")
+		PollingDatabaseHealthIndicator pollingDatabaseHealthIndicator(DatabaseStatus status) {
+			return new PollingDatabaseHealthIndicator(status);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.delivery.DeliveryDestination;
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryListener;
@@ -93,6 +94,14 @@ public final class PollingJdbcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnPollingJdbcCondition.AnyUse.class)
+	DatabaseStatus pollingDatabaseStatus(Environment environment) {
+		// shared by the queue workers, the delivery dispatcher and the job dispatcher: an outage is logged once
+		return new DatabaseStatus(instanceId(environment).orElse("this instance"));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	PollingJdbcSchemaInitializer pollingJdbcSchemaInitializer(DataSource dataSource, PollingJdbcProperties properties) {
 		return new PollingJdbcSchemaInitializer(dataSource, properties.getInitializeSchema(), properties.tableNames());
 	}
@@ -131,7 +140,7 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
-				ObjectProvider<ClusterCoordinator> coordinators) {
+				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
 				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
@@ -153,6 +162,7 @@ public final class PollingJdbcAutoConfiguration {
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
 				.shutdownWait(settings.getShutdownWait())
+				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.observer((meters != null) ? meters::record : (result) -> {
 				});
 			String cluster = settings.getCluster();
@@ -263,9 +273,10 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
-				PollingTaskSchedulers schedulers) {
+				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
+				.status(databaseStatus.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.threads(settings.getThreads())
 				.batchSize(settings.getBatchSize())
 				.pollInterval(settings.getPollInterval());
@@ -314,10 +325,11 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
+		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties,
+				ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval()), settings.getShutdownWait());
+					settings.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()), settings.getShutdownWait());
 		}
 
 		@Bean

@@ -7,6 +7,7 @@ import dev.polling.boot.actuate.PollingDeliveryEndpoint;
 import dev.polling.boot.actuate.PollingQueueEndpoint;
 import dev.polling.boot.autoconfigure.actuate.PollingJdbcEndpointAutoConfiguration;
 import dev.polling.boot.autoconfigure.health.PollingJdbcHealthContributorAutoConfiguration;
+import dev.polling.boot.health.PollingDatabaseHealthIndicator;
 import dev.polling.boot.health.PollingDeliveryHealthIndicator;
 import dev.polling.boot.health.PollingQueueHealthIndicator;
 import dev.polling.jdbc.delivery.Delivery;
@@ -18,6 +19,15 @@ import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.WorkQueue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+import dev.polling.jdbc.DatabaseStatus;
+import org.h2.jdbcx.JdbcDataSource;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -191,6 +201,40 @@ class QueueAndDeliveryAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * Issue 16 (database outage): the queue workers and the delivery dispatcher report to one shared
+	 * status, and {@code pollingDatabase} is DOWN while the database cannot be reached and UP again
+	 * once it answers, without a restart.
+	 */
+	@Test
+	void healthReportsADatabaseOutageWhileItLastsAndTheWorkersRecoverByThemselves() {
+		this.runner.withUserConfiguration(Unplugged.class, FailingOnce.class)
+			.withPropertyValues("polling.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(DatabaseStatus.class);
+				PollingDatabaseHealthIndicator indicator = context.getBean(PollingDatabaseHealthIndicator.class);
+				assertThat(indicator.health(true).getStatus()).isEqualTo(Status.UP);
+				Unplugged database = context.getBean(Unplugged.class);
+				database.unplugged.set(true);
+				Awaitility.await("DOWN during the outage")
+					.atMost(Duration.ofSeconds(30))
+					.until(() -> indicator.health(true).getStatus().equals(Status.DOWN));
+				Health down = indicator.health(true);
+				assertThat(down.getDetails()).containsKey("unavailableSince").containsEntry("outages", 1L);
+				assertThat((String) down.getDetails().get("lastError")).contains("unplugged by the test");
+				database.unplugged.set(false);
+				Awaitility.await("UP once the database answers")
+					.atMost(Duration.ofSeconds(30))
+					.until(() -> indicator.health(true).getStatus().equals(Status.UP));
+				// the workers went on by themselves: a message enqueued now is processed
+				WorkQueue queue = context.getBean(WorkQueue.class);
+				long id = queue.enqueue("orders", null, "after-the-outage");
+				Awaitility.await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+				assertThat(indicator.health(true).getDetails()).containsEntry("outages", 1L).doesNotContainKey("lastError");
+			});
+	}
+
 	@Test
 	void backsOffWhenTheQueueOrTheDeliveryGuardIsDisabled() {
 		this.runner.withPropertyValues("polling.jdbc.queue.enabled=false", "polling.jdbc.delivery.enabled=false")
@@ -261,6 +305,31 @@ class QueueAndDeliveryAutoConfigurationTests {
 		@Bean
 		DeliveryDestination smtp() {
 			return DeliveryDestination.of("smtp", this.sent::add);
+		}
+
+	}
+
+	/** An H2 database whose connections the test can refuse as a stopped server would. */
+	@Configuration(proxyBeanMethods = false)
+	static class Unplugged {
+
+		final AtomicBoolean unplugged = new AtomicBoolean();
+
+		@Bean
+		DataSource dataSource() {
+			JdbcDataSource h2 = new JdbcDataSource();
+			h2.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+			return new DelegatingDataSource(h2) {
+
+				@Override
+				public Connection getConnection() throws SQLException {
+					if (Unplugged.this.unplugged.get()) {
+						throw new SQLNonTransientConnectionException("Connection refused: unplugged by the test", "08001");
+					}
+					return super.getConnection();
+				}
+
+			};
 		}
 
 	}
