@@ -41,7 +41,7 @@ class CycleKeepAliveTest {
 		List<PollingManager> managers = new ArrayList<>();
 		for (Instance instance : started) {
 			managers.add(TestBuilders.ignoringStarvation(PollingManager.builder())
-				.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofMillis(500)))
+				.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofSeconds(2)))
 				.cluster(cluster.apply(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10))))
 				.peers(peers)
 				.mbeanServer(instance.server().mbeanServer())

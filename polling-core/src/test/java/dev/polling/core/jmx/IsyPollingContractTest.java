@@ -162,7 +162,7 @@ class IsyPollingContractTest {
 		PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults()
 				.withInstanceId("ours")
-				.withPeerTimeout(Duration.ofMillis(500))
+				.withPeerTimeout(Duration.ofSeconds(4)) // a cold JVM's first JMX read on a starved CI machine took over 500 ms
 				.withJmxDomain("de.bund.bva.test")
 				.withJmxContract(JmxContract.ISY_POLLING))
 			.cluster(CLUSTER)

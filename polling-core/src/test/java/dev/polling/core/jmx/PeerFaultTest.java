@@ -33,7 +33,7 @@ class PeerFaultTest {
 	private static final Duration TIMEOUT = Duration.ofMillis(500);
 
 	/** For peers that answer at once (refusal, wrong protocol, an error): a starved CI machine must not turn them into timeouts. */
-	private static final Duration ANSWERING_TIMEOUT = Duration.ofSeconds(10);
+	private static final Duration ANSWERING_TIMEOUT = Duration.ofSeconds(4); // under half the wait time
 
 	private static final String CLUSTER = Instance.CLUSTER;
 
@@ -107,7 +107,12 @@ class PeerFaultTest {
 	void classifiesABlackholedPeerAsUnresponsive() {
 		Decision decision = decideAgainst(PeerDefinition.of("blackholed", "127.0.0.1", this.faulty.blackholedPort()));
 		assertPeer(decision, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
-		assertThat(decision.isGranted()).isTrue();
+		// proceed counts it as idle; a starved machine may take longer than two peer timeouts from the first
+		// round to the grant, which is refused as too slow (safe) and granted at a later decision
+		for (int i = 0; i < 5 && decision.reason() == Reason.DECISION_TOO_SLOW; i++) {
+			decision = timed(TIMEOUT, () -> this.manager.decide(CLUSTER));
+		}
+		assertThat(decision.isGranted()).as(decision.toString()).isTrue();
 	}
 
 	@Test
