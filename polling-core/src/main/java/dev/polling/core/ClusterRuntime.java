@@ -37,6 +37,9 @@ final class ClusterRuntime {
 
 	private final ReentrantLock decisionLock = new ReentrantLock();
 
+	/** The span of the decision under way, read and written under the decision lock only. */
+	private DecisionObserver.DecisionSpan span = DecisionObserver.DecisionSpan.NONE;
+
 	private final ReentrantLock cycleLock = new ReentrantLock();
 
 	private volatile @Nullable Decision lastDecision;
@@ -120,15 +123,25 @@ final class ClusterRuntime {
 		long start = this.instance.time().nanoTime();
 		List<PeerObservation> observed = new ArrayList<>();
 		Decision decision;
+		DecisionObserver.DecisionSpan span = this.instance.events().decisionStarting(id());
 		this.decisionLock.lock();
 		try {
-			decision = decideLocked(start, observed);
+			this.span = span;
+			try {
+				decision = decideLocked(start, observed);
+			}
+			catch (RuntimeException ex) {
+				Events.failed(span, ex);
+				throw ex;
+			}
+			Events.ended(span, decision);
 			this.lastDecision = decision;
 			if (decision.reason() != Reason.LEFT_TO_LIGHTER_PEER) {
 				this.deferrals = 0;
 			}
 		}
 		finally {
+			this.span = DecisionObserver.DecisionSpan.NONE;
 			this.decisionLock.unlock();
 		}
 		afterDecision(decision, observed);
@@ -196,7 +209,9 @@ final class ClusterRuntime {
 
 	/** Asks the peers and remembers their answers for the policy. */
 	List<PeerObservation> survey(@Nullable List<PeerObservation> previous, List<PeerObservation> observed) {
-		List<PeerObservation> observations = this.survey.observe(previous, observed);
+		// peer checks outside a decision (checkPeers) belong to no decision span
+		DecisionObserver.DecisionSpan current = this.decisionLock.isHeldByCurrentThread() ? this.span : DecisionObserver.DecisionSpan.NONE;
+		List<PeerObservation> observations = this.survey.observe(previous, observed, current);
 		this.memory = this.memory.remember(observations, this.instance.time().nanoTime());
 		return observations;
 	}
@@ -248,7 +263,9 @@ final class ClusterRuntime {
 	<E extends Exception> Decision runIfGranted(PollingManager.CycleTask<E> task) throws E {
 		long start = this.instance.time().nanoTime();
 		if (!this.cycleLock.tryLock()) {
+			DecisionObserver.DecisionSpan span = this.instance.events().decisionStarting(id());
 			Decision refused = decision(Reason.LOCAL_CYCLE_RUNNING, List.of(), start);
+			Events.ended(span, refused);
 			this.lastDecision = refused;
 			afterDecision(refused, List.of());
 			return refused;

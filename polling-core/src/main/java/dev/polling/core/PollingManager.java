@@ -68,7 +68,7 @@ public final class PollingManager implements AutoCloseable {
 			this.ownsPeerClient = builder.peerClient == null;
 			PeerClient peerClient = (builder.peerClient != null) ? builder.peerClient
 					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
-			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
+			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener, builder.observer), stopSource,
 					builder.balanceClusters);
 			this.clusters = ClusterRuntime.assemble(builder.clusters.values(), this.peers, builder.coordinators, this.instance);
 			this.instance.clusters(this.clusters.values());
@@ -285,6 +285,8 @@ public final class PollingManager implements AutoCloseable {
 
 		private PollingListener listener = PollingListener.NONE;
 
+		private DecisionObserver observer = DecisionObserver.NONE;
+
 		private @Nullable MBeanServer mbeanServer;
 
 		private @Nullable PeerClient peerClient;
@@ -386,6 +388,17 @@ public final class PollingManager implements AutoCloseable {
 
 		public Builder timeSource(TimeSource time) {
 			this.time = Objects.requireNonNull(time, "time source must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the observer called at the start and end of each decision and of each peer request
+		 * (for tracing and timing); none by default.
+		 * @param observer the observer
+		 * @return this builder
+		 */
+		public Builder observer(DecisionObserver observer) {
+			this.observer = Objects.requireNonNull(observer, "observer must not be null");
 			return this;
 		}
 

@@ -29,6 +29,7 @@ import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
+import dev.polling.core.DecisionObserver;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
@@ -86,7 +87,7 @@ public final class PollingAutoConfiguration {
 		PollingManager pollingManager(PollingProperties properties, PollingJmxServerLifecycle jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
 				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
-				Environment environment) {
+				ObjectProvider<DecisionObserver> observers, Environment environment) {
 			PollingPropertiesValidator.validate(properties, environment);
 			MBeanServer mbeanServer = jmxServer.mbeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
@@ -94,6 +95,7 @@ public final class PollingAutoConfiguration {
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
+				.observer(observers.getIfUnique(() -> DecisionObserver.NONE))
 				.balanceClusters(properties.isBalanceClusters())
 				.mbeanServer(mbeanServer);
 			properties.getPeers().forEach((id, peer) -> {

@@ -88,6 +88,16 @@ public class PollingProperties {
 	 */
 	private final Map<String, Cluster> clusters = new LinkedHashMap<>();
 
+	/**
+	 * Observations of decisions and peer requests (polling.decision, polling.peer.request), made
+	 * when the application has an ObservationRegistry.
+	 */
+	private final Observations observations = new Observations();
+
+	public Observations getObservations() {
+		return this.observations;
+	}
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -145,6 +155,23 @@ public class PollingProperties {
 	}
 
 	/** JMX settings. */
+	public static class Observations {
+
+		/**
+		 * Whether each decision and each peer request is reported as a Micrometer observation.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
 	public static class Shutdown {
 
 		/**
