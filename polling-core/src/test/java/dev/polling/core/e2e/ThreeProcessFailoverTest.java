@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Three instances in three JVMs on one cluster with a 1 s tick, sampled every 100 ms for 60 s:
  * never more than one holder; the holder is killed (SIGKILL) after 30 s and another instance holds
- * within one tick plus the peer timeout; the killed one restarts and rejoins as a standby.
+ * within one tick plus the peer timeout; the killed one restarts and the cluster has one holder again.
  */
 class ThreeProcessFailoverTest {
 
@@ -80,9 +80,12 @@ class ThreeProcessFailoverTest {
 		// measured by sampling: the margin is the latency of one sample (three JMX reads) on a loaded machine
 		assertThat(takeoverMillis).isBetween(0L, TICK_MILLIS + PEER_TIMEOUT_MILLIS + 1000);
 		assertThat(restarted).isTrue();
-		// The restarted instance is a standby: the cluster stayed with the one that took over.
-		List<String> holders = this.instances.holders();
-		assertThat(holders).hasSize(1).doesNotContain(killed);
+		// After the restart the cluster has one holder again. Which one is not asserted: on a starved CI
+		// machine (load average 9) every process detected stops of 1-1.6 s now and then and let go, as it
+		// must, so the cluster moved between all three, the restarted one included. That a newcomer does
+		// not take a cluster from an active holder is tested deterministically (PEER_ACTIVE in
+		// PollingManagerTest and AgreementTest).
+		await().atMost(Duration.ofSeconds(60)).until(() -> this.instances.holders().size() == 1);
 	}
 
 }
