@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * cluster over. When the stopped JVM continues (SIGCONT) its hold is still within the wait time.
  * Without stop detection it went on reporting (and polling) as holder until its next decision, and
  * the instance that had taken over then yielded to it (lower instance id): two holders, then a
- * handover back. With it, the resumed instance lets go at once and the cluster stays where it is.
+ * handover back. With it, the resumed instance lets go at once and does not acquire for three peer
+ * timeouts after its stop.
  * Two JVMs, real signals.
  */
 class StoppedHolderTest {
@@ -29,7 +30,7 @@ class StoppedHolderTest {
 	private PeerProcesses instances;
 
 	@Test
-	void aHolderResumedAfterAStopLetsGoAndTheInstanceThatTookOverKeepsTheCluster() throws Exception {
+	void aHolderResumedAfterAStopLetsGoAtOnceAndDoesNotAcquireRightAfterIt() throws Exception {
 		this.instances = new PeerProcesses(TICK_MILLIS, PEER_TIMEOUT_MILLIS, "a", "b");
 		await().atMost(Duration.ofSeconds(60)).until(() -> this.instances.holders().size() == 1);
 		String stopped = this.instances.holders().get(0);
@@ -42,16 +43,30 @@ class StoppedHolderTest {
 		this.instances.signal(stopped, "CONT");
 
 		// at least 5 s and at least 50 samples: on a starved machine one sample (two JMX reads) took 500 ms
+		long resumedAt = System.nanoTime();
 		List<String> seen = new ArrayList<>();
-		long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		List<String> withinGrace = new ArrayList<>();
+		long end = resumedAt + Duration.ofSeconds(5).toNanos();
 		while (System.nanoTime() < end || seen.size() < 50) {
+			long sampledAt = System.nanoTime();
 			boolean stoppedHolds = this.instances.isHolding(stopped);
 			boolean otherHolds = this.instances.isHolding(other);
-			seen.add((stoppedHolds ? stopped : "-") + "/" + (otherHolds ? other : "-"));
+			String sample = (stoppedHolds ? stopped : "-") + "/" + (otherHolds ? other : "-");
+			seen.add(sample);
+			if (sampledAt - resumedAt < Duration.ofSeconds(5).toNanos()) {
+				withinGrace.add(sample);
+			}
 			Thread.sleep(50);
 		}
-		assertThat(seen).as("holders sampled every 50 ms for 5 s after SIGCONT (the resumed instance / the other)")
-			.allMatch((sample) -> sample.equals("-/" + other));
+		System.out.println("samples after SIGCONT (resumed/other): " + seen);
+		// The resumed instance lets go at once, and for three peer timeouts (6 s) after its stop it does
+		// not acquire: in the first 5 s it holds in no sample.
+		assertThat(withinGrace).as("holders in the first 5 s after SIGCONT (the resumed instance / the other)")
+			.isNotEmpty()
+			.allMatch((sample) -> sample.startsWith("-/"));
+		// Never both. (Whether the other keeps holding is not asserted: on a starved CI machine it too
+		// detected stops of over a second now and then and let go, as it must.)
+		assertThat(seen).as("holders sampled after SIGCONT").noneMatch((sample) -> sample.equals(stopped + "/" + other));
 	}
 
 }
