@@ -238,6 +238,9 @@ public final class DeliveryGuard {
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
+		if (target.claimBatch() > 1) {
+			return deliverBatched(target, limit);
+		}
 		int attempted = 0;
 		@Nullable Claimed next = null;
 		while (attempted < limit) {
@@ -251,17 +254,7 @@ public final class DeliveryGuard {
 							this::map);
 				}
 				catch (DataAccessFailure ex) {
-					if (attempted == 0) {
-						throw ex;
-					}
-					if (Failures.isUnreachable(ex)) {
-						// a lost database is the dispatcher's to report, once, when the next round's first claim fails
-						logger.debug("Delivering to '{}': {} sent, then the database was lost", destination, attempted, ex);
-					}
-					else {
-						logger.warn("Delivering to '{}': {} sent, then claiming the next failed; the rest waits for the next "
-								+ "round: {}", destination, attempted, ex.getMessage());
-					}
+					claimFailed(destination, attempted, ex);
 					break;
 				}
 				if (claimed.isEmpty()) {
@@ -273,6 +266,100 @@ public final class DeliveryGuard {
 			next = send(target, current.delivery(), current.leaseEnd(), attempted < limit);
 		}
 		return attempted;
+	}
+
+	/** A claim failed: thrown when nothing was sent yet; otherwise the round ends with what was sent. */
+	private static void claimFailed(String destination, int attempted, DataAccessFailure ex) {
+		if (attempted == 0) {
+			throw ex;
+		}
+		if (Failures.isUnreachable(ex)) {
+			// a lost database is the dispatcher's to report, once, when the next round's first claim fails
+			logger.debug("Delivering to '{}': {} sent, then the database was lost", destination, attempted, ex);
+		}
+		else {
+			logger.warn("Delivering to '{}': {} sent, then claiming the next failed; the rest waits for the next "
+					+ "round: {}", destination, attempted, ex.getMessage());
+		}
+	}
+
+	/**
+	 * Delivers to an idempotent destination with batched claims: claims up to its batch in one commit,
+	 * sends them one after the other, and records the successful ones in one commit (failures one by
+	 * one, as in a round of single claims).
+	 */
+	private int deliverBatched(DeliveryDestination target, int limit) {
+		String destination = target.name();
+		int attempted = 0;
+		while (attempted < limit) {
+			int size = Math.min(target.claimBatch(), limit - attempted);
+			long claimedAt = System.nanoTime();
+			List<Delivery> claimed;
+			try {
+				claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), size, this::map);
+			}
+			catch (DataAccessFailure ex) {
+				claimFailed(destination, attempted, ex);
+				break;
+			}
+			long leaseEnd = claimedAt + this.leaseTime.toNanos();
+			List<Delivery> delivered = new ArrayList<>(claimed.size());
+			for (Delivery delivery : claimed) {
+				attempted++;
+				try {
+					target.sender().send(delivery);
+					delivered.add(delivery);
+				}
+				catch (Exception | Error ex) {
+					// an idempotent destination: an unknown outcome is retried like a definite failure
+					boolean dead = delivery.attempt() >= delivery.maxAttempts();
+					long delay = dead ? 0 : this.backoff.delayAfter(delivery.attempt()).toMillis();
+					recordSafely(delivery, dead ? "DEAD" : "FAILED", ex, delay, leaseEnd);
+				}
+			}
+			recordDelivered(delivered, leaseEnd);
+			if (claimed.size() < size) {
+				break;
+			}
+		}
+		return attempted;
+	}
+
+	/** Records sent messages of one batch as DELIVERED in one transaction, each fenced. */
+	private void recordDelivered(List<Delivery> delivered, long leaseEnd) {
+		if (delivered.isEmpty()) {
+			return;
+		}
+		String sql = postSql("DELIVERED");
+		int[] updated;
+		try {
+			updated = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> Sql.inTransaction(this.dataSource,
+					"record " + delivered.size() + " deliveries", (connection) -> {
+						int[] counts = new int[delivered.size()];
+						try (PreparedStatement statement = connection.prepareStatement(sql)) {
+							for (int i = 0; i < counts.length; i++) {
+								bindPost(statement, "DELIVERED", null, 0, delivered.get(i));
+								counts[i] = statement.executeUpdate();
+							}
+						}
+						return counts;
+					}));
+		}
+		catch (DataAccessFailure ex) {
+			logger.warn("{} deliveries to '{}' were sent but recording them failed until their lease ran out; they are "
+					+ "sent again (idempotent destination) when the lease expires: {}", delivered.size(),
+					delivered.get(0).destination(), ex.getMessage());
+			return;
+		}
+		for (int i = 0; i < updated.length; i++) {
+			Delivery delivery = delivered.get(i);
+			if (updated[i] == 1) {
+				notify(() -> this.listener.onDelivered(delivery.destination()));
+			}
+			else {
+				rejected(delivery, "DELIVERED");
+			}
+		}
 	}
 
 	/** A claimed message and when its lease ends, by this JVM's clock (measured from before the claim). */
@@ -391,17 +478,21 @@ public final class DeliveryGuard {
 	 * outcome keeps it from becoming IN_DOUBT, or from being sent again to an idempotent destination.
 	 */
 	private FencedWrite post(Delivery delivery, String state, @Nullable String error, long delayMillis, long leaseEnd) {
+		return untilLeaseEnd(leaseEnd, "the outcome of delivery " + delivery.id(), () -> post(delivery, state, error, delayMillis));
+	}
+
+	/** Runs a write of outcomes again while the database fails transiently, until the lease runs out. */
+	private <T> T untilLeaseEnd(long leaseEnd, String what, java.util.function.Supplier<T> write) {
 		long pauseMillis = 50;
 		while (true) {
 			try {
-				return post(delivery, state, error, delayMillis);
+				return write.get();
 			}
 			catch (DataAccessFailure ex) {
 				if (!Failures.isTransient(ex) || System.nanoTime() + pauseMillis * 1_000_000L >= leaseEnd) {
 					throw ex;
 				}
-				logger.debug("Recording the outcome of delivery {} failed transiently; trying again in {} ms",
-						delivery.id(), pauseMillis, ex);
+				logger.debug("Recording {} failed transiently; trying again in {} ms", what, pauseMillis, ex);
 				try {
 					Thread.sleep(pauseMillis);
 				}
