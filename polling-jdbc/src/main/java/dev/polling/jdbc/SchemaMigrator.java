@@ -141,7 +141,42 @@ final class SchemaMigrator {
 				+ "_pk PRIMARY KEY (version))" + options;
 	}
 
+	/** The most times a migration runs when it lost a deadlock or waited too long for a lock. */
+	private static final int ATTEMPTS = 10;
+
+	/**
+	 * Applies one migration. Its data migrations run while other instances work on the same tables
+	 * (a rolling upgrade), so a statement may lose a deadlock to them (seen on MariaDB): the
+	 * migration runs again, which its idempotent statements allow (on PostgreSQL after the rollback
+	 * of the whole script).
+	 */
 	private void apply(Connection connection, Migration migration) throws SQLException {
+		long pauseMillis = 50;
+		for (int attempt = 1;; attempt++) {
+			try {
+				applyOnce(connection, migration);
+				return;
+			}
+			catch (SQLException ex) {
+				if (attempt >= ATTEMPTS || !dev.polling.jdbc.internal.Failures.isTransient(ex)
+						|| dev.polling.jdbc.internal.Failures.isConnectionFailure(ex)) {
+					throw ex;
+				}
+				logger.info("Polling's schema version {} lost a lock to the instances at work ({}); running it again in {} ms",
+						migration.version(), ex.getMessage(), pauseMillis);
+				try {
+					Thread.sleep(pauseMillis);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+				pauseMillis = Math.min(pauseMillis * 2, 2000);
+			}
+		}
+	}
+
+	private void applyOnce(Connection connection, Migration migration) throws SQLException {
 		String resource = migration.resource(this.dialect);
 		logger.info("Applying polling's schema version {} ({})", migration.version(), resource);
 		// PostgreSQL: the script and its record commit together. MariaDB and H2 commit each DDL
