@@ -156,7 +156,12 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		String wait = (dialect == Dialect.POSTGRESQL) ? "" : " WAIT " + this.lockTimeoutSeconds;
 		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE"
 				+ wait;
-		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + this.time.now() + " WHERE cluster_id = ?";
+		// the moment of the write: PostgreSQL's CURRENT_TIMESTAMP is the transaction's start, before the wait
+		// for the row, so a renewal that waited would be recorded up to the lock timeout too old and a peer
+		// could take over that much earlier than the holder expects (readers keep the transaction start as
+		// "now", which errs the other way: a row looks younger than it is)
+		String written = (dialect == Dialect.POSTGRESQL) ? "clock_timestamp()" : this.time.now();
+		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + written + " WHERE cluster_id = ?";
 		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ? AND epoch = ?";
 		// a shared lock (H2 has none: an exclusive one), so that a takeover waits for the fenced transaction
 		this.holderSql = "SELECT holder, epoch FROM " + table + " WHERE cluster_id = ?" + switch (dialect) {

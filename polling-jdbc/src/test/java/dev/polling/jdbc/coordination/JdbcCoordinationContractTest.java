@@ -30,7 +30,8 @@ import dev.polling.jdbc.test.TestDatabase;
 /** JDBC coordination on a real database: several instances, each with its own data source. */
 abstract class JdbcCoordinationContractTest extends DatabaseTest {
 
-	static final Duration FAILOVER = Duration.ofMillis(1500);
+	// 1.5 s was shorter than the pauses of a starved CI machine between two decisions of one test step
+	static final Duration FAILOVER = Duration.ofSeconds(4);
 
 	private final List<PollingManager> managers = new ArrayList<>();
 
@@ -177,10 +178,11 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	 */
 	@Test
 	void aRestartedInstanceTakesItsOldRowOverAfterTheFailoverPeriodWithANewEpoch() {
+		// both built first: on a starved machine building the second (its pool) took longer than the failover period
 		PollingManager before = instance("restarted", "RESTART");
+		PollingManager after = instance("restarted", "RESTART"); // the old process stops deciding without a release
 		assertThat(before.decide("RESTART").isGranted()).isTrue();
 		long epoch = before.fencingToken("RESTART").orElseThrow();
-		PollingManager after = instance("restarted", "RESTART"); // the old process stopped deciding without a release
 		assertThat(after.decide("RESTART").reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
 		Decision takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
 			.until(() -> after.decide("RESTART"), Decision::isGranted);
@@ -198,7 +200,10 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		ExecutorService pool = Executors.newFixedThreadPool(3);
 		try {
 			String firstHolder = null;
+			int checked = 0;
+			boolean lastChecked = false;
 			for (int round = 0; round < 100; round++) {
+				long roundStart = System.nanoTime();
 				CountDownLatch go = new CountDownLatch(1);
 				List<Future<Decision>> futures = new ArrayList<>();
 				for (PollingManager m : instances) {
@@ -214,13 +219,27 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 						granted.add(instances.get(i).settings().instanceId());
 					}
 				}
+				// A round whose decisions spread over more than the failover period is several ticks, not one:
+				// a holder's grant at its start has expired for a decision at its end, which may take over (on a
+				// starved CI machine a thread started its decision 1.5 s after the others). Those rounds are not
+				// judged, and the holder they end with starts a new run without ping-pong.
+				if (System.nanoTime() - roundStart >= FAILOVER.toNanos()) {
+					firstHolder = null;
+					lastChecked = false;
+					continue;
+				}
+				checked++;
+				lastChecked = true;
 				assertThat(granted).as("round %d", round).hasSize(1);
 				if (firstHolder == null) {
 					firstHolder = granted.get(0);
 				}
 				assertThat(granted).as("no ping-pong, round %d", round).containsExactly(firstHolder);
 			}
-			assertThat(instances.stream().filter((m) -> m.fencingToken("TOGETHER").isPresent())).hasSize(1);
+			assertThat(checked).as("rounds within the failover period").isGreaterThanOrEqualTo(50);
+			if (lastChecked) {
+				assertThat(instances.stream().filter((m) -> m.fencingToken("TOGETHER").isPresent())).hasSize(1);
+			}
 		}
 		finally {
 			pool.shutdownNow();
