@@ -23,7 +23,7 @@ class PollingClusterHealthIndicatorTests {
 	@Test
 	void isUpOnStandbyAndOnTheHolderWithHoldingDetails() {
 		try (PollingManager manager = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId("health").withPeerTimeout(Duration.ofMillis(300)))
+			.settings(PollingSettings.defaults().withInstanceId("health").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1))
 			.build()) {
@@ -64,7 +64,7 @@ class PollingClusterHealthIndicatorTests {
 
 	private static PollingManager manager(String id, Duration settle, List<PeerDefinition> peers, PollingJmxServer server) {
 		return PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofMillis(500)).withSettleTime(settle))
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofSeconds(2)).withSettleTime(settle))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.peers(peers)
 			.mbeanServer(server.mbeanServer())
