@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * queue workers, the delivery dispatcher and the job dispatcher report every failed and every
  * successful round here. The first failure that shows the database unreachable (connection refused
  * or lost, server shutting down or starting up; not a pool that only ran out of free connections)
- * starts an outage, the next success ends it; each is logged once, not per part,
+ * starts an outage, the next success of a round that began after it ends it; each is logged once, not per part,
  * thread or retry, and the parts log the failures of an outage at debug level only. Health checks
  * read {@link #isAvailable()}, {@link #unavailableSince()} and {@link #lastError()} without
  * touching the database.
@@ -36,6 +36,9 @@ public final class DatabaseStatus {
 	private final Object lock = new Object();
 
 	private volatile @Nullable Instant unavailableSince;
+
+	/** {@link System#nanoTime()} when the current outage began; meaningful only during one. */
+	private volatile long outageStartedNanos;
 
 	private volatile @Nullable String lastError;
 
@@ -68,6 +71,7 @@ public final class DatabaseStatus {
 		if (this.unavailableSince == null) {
 			synchronized (this.lock) {
 				if (this.unavailableSince == null) {
+					this.outageStartedNanos = System.nanoTime();
 					this.unavailableSince = Instant.now();
 					this.outages.incrementAndGet();
 					logger.warn("The database of {} is unavailable ({} failed: {}); the database parts keep trying by "
@@ -79,15 +83,27 @@ public final class DatabaseStatus {
 	}
 
 	/**
-	 * Reports a round that reached the database; ends an outage (logged once).
+	 * The start of a round, to hand to {@link #succeeded(long)} when it ends.
+	 * @return a reading of {@link System#nanoTime()}
 	 */
-	public void succeeded() {
+	public long roundStarted() {
+		return System.nanoTime();
+	}
+
+	/**
+	 * Reports a round that reached the database. It ends an outage (logged once) only if it began
+	 * after the outage began: a statement that was answered just before the server went down, but
+	 * reported after another part's connection failure, says nothing about the database now and
+	 * must not end the outage that failure began.
+	 * @param startedNanos {@link #roundStarted()} taken before the round's first statement
+	 */
+	public void succeeded(long startedNanos) {
 		if (this.unavailableSince == null) {
 			return;
 		}
 		synchronized (this.lock) {
 			Instant since = this.unavailableSince;
-			if (since != null) {
+			if (since != null && startedNanos - this.outageStartedNanos >= 0) {
 				this.unavailableSince = null;
 				this.lastError = null;
 				logger.info("The database of {} is available again after {} ms", this.name,

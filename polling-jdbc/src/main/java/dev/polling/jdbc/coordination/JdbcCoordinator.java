@@ -175,6 +175,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	public Claim acquire(ClusterDefinition cluster, String instanceId) {
 		validate(cluster.id(), instanceId);
 		Duration failover = (this.failoverPeriod != null) ? this.failoverPeriod : cluster.waitTime();
+		long started = System.nanoTime();
 		try (Connection connection = this.dataSource.getConnection()) {
 			ensureRow(connection, cluster.id());
 			boolean autoCommit = connection.getAutoCommit();
@@ -184,7 +185,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				connection.commit();
 				this.lastFailure.remove(cluster.id());
 				if (this.status != null) {
-					this.status.succeeded();
+					this.status.succeeded(started);
 				}
 				return claim;
 			}

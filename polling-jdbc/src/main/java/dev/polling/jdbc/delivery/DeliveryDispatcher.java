@@ -201,8 +201,9 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		while (this.running) {
 			int attempted = 0;
 			try {
+				long started = this.status.roundStarted();
 				attempted = this.guard.deliverDue(this.batchSize);
-				this.status.succeeded();
+				this.status.succeeded(started);
 				if (this.failing.compareAndSet(true, false) && this.failureLogged) {
 					this.failureLogged = false;
 					logger.info("Delivering outgoing messages works again");

@@ -160,8 +160,9 @@ public final class JobDispatcher implements AutoCloseable {
 	private void dispatch(HoldCheck check) {
 		DispatchResult result;
 		do {
+			long started = this.status.roundStarted();
 			result = this.scheduler.dispatchDue(this.queue, this.batchSize, check);
-			this.status.succeeded();
+			this.status.succeeded(started);
 			this.observer.accept(result);
 		}
 		while (result.dispatched() >= this.batchSize);

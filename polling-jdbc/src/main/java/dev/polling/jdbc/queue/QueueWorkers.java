@@ -240,6 +240,7 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 			boolean claimedAny = false;
 			try {
+				long started = this.status.roundStarted();
 				for (int i = 0; i < names.size() && room > 0 && this.running; i++) {
 					String name = names.get((next + i) % names.size());
 					List<QueueMessage> claimed = this.queue.claim(name, Math.min(this.batchSize, room));
@@ -252,7 +253,7 @@ public final class QueueWorkers implements AutoCloseable {
 					claimedAny |= !claimed.isEmpty();
 				}
 				next = (next + 1) % names.size();
-				this.status.succeeded();
+				this.status.succeeded(started);
 				if (this.fetchFailing) {
 					this.fetchFailing = false;
 					if (this.fetchFailureLogged) {
