@@ -22,7 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 
 import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
@@ -72,8 +71,7 @@ public final class PollingAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PollingJmxServerLifecycle pollingJmxServerLifecycle(PollingProperties properties,
-				ObjectProvider<SslBundles> sslBundles, Environment environment) {
-			PollingPropertiesValidator.validate(properties, environment);
+				ObjectProvider<SslBundles> sslBundles) {
 			return new PollingJmxServerLifecycle(properties, () -> {
 				PollingProperties.Server server = properties.getJmx().getServer();
 				return (server.getSslBundle() != null) ? new PollingJmxServer.ServerTls(
@@ -87,8 +85,7 @@ public final class PollingAutoConfiguration {
 		PollingManager pollingManager(PollingProperties properties, PollingJmxServerLifecycle jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
 				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
-				ObjectProvider<DecisionObserver> observers, Environment environment) {
-			PollingPropertiesValidator.validate(properties, environment);
+				ObjectProvider<DecisionObserver> observers) {
 			MBeanServer mbeanServer = jmxServer.mbeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
@@ -137,14 +134,14 @@ public final class PollingAutoConfiguration {
 		private static SSLContext sslContext(ObjectProvider<SslBundles> sslBundles, String property, String name) {
 			SslBundles bundles = sslBundles.getIfAvailable();
 			if (bundles == null) {
-				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "no SSL bundles are available",
+				throw new InvalidPollingConfigurationException(property, name, "no SSL bundles are available",
 						"define the bundle under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name);
 			}
 			try {
 				return bundles.getBundle(name).createSslContext();
 			}
 			catch (NoSuchSslBundleException ex) {
-				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "there is no SSL bundle named '" + name + "'",
+				throw new InvalidPollingConfigurationException(property, name, "there is no SSL bundle named '" + name + "'",
 						"define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name
 								+ ", or fix the name");
 			}

@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
@@ -19,11 +21,22 @@ import dev.polling.core.JmxContract;
 /**
  * Configuration of the polling clusters under {@code polling.*}: the clusters this application
  * polls, the peers (other instances) it asks, and the JMX server the peers ask in return.
- * Validated at startup by {@link PollingPropertiesValidator}; every mistake fails with a message
- * naming the property, the value and the fix.
+ * Validated when bound (this class is its own {@link Validator}, which Spring Boot applies at bind
+ * time): every mistake fails the start with a report naming the key, its value and origin, and the
+ * fix.
  */
 @ConfigurationProperties("polling")
-public class PollingProperties {
+public class PollingProperties implements Validator {
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return PollingProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		new PollingPropertiesValidator(errors).validate((PollingProperties) target);
+	}
 
 	/**
 	 * Whether polling coordination is enabled. When disabled, nothing is configured and the

@@ -1,6 +1,8 @@
 package dev.polling.boot.health;
 
 import dev.polling.jdbc.DatabaseStatus;
+import org.springframework.boot.actuate.endpoint.SanitizableData;
+import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -16,9 +18,22 @@ public class PollingDatabaseHealthIndicator extends AbstractHealthIndicator {
 
 	private final DatabaseStatus status;
 
+	private final Sanitizer sanitizer;
+
 	public PollingDatabaseHealthIndicator(DatabaseStatus status) {
+		this(status, new Sanitizer());
+	}
+
+	/**
+	 * Creates the indicator.
+	 * @param status the instance's database status
+	 * @param sanitizer applied to error texts (the application's sanitizing functions; whether details
+	 * are shown at all is the health endpoint's {@code show-details})
+	 */
+	public PollingDatabaseHealthIndicator(DatabaseStatus status, Sanitizer sanitizer) {
 		super("Polling database health check failed");
 		this.status = status;
+		this.sanitizer = sanitizer;
 	}
 
 	@Override
@@ -29,7 +44,9 @@ public class PollingDatabaseHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.down();
 			this.status.unavailableSince().ifPresent((since) -> builder.withDetail("unavailableSince", since.toString()));
-			this.status.lastError().ifPresent((error) -> builder.withDetail("lastError", error));
+			this.status.lastError()
+				.ifPresent((error) -> builder.withDetail("lastError",
+						String.valueOf(this.sanitizer.sanitize(new SanitizableData(null, "lastError", error), true))));
 		}
 		builder.withDetail("outages", this.status.outages());
 	}

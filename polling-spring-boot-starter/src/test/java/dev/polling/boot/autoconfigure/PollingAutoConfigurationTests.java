@@ -207,7 +207,7 @@ class PollingAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingManager.class);
 				assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("USER_CLUSTER");
-				assertThat(context.getBean(PollingEndpoint.class).polling().clusters()).containsOnlyKeys("USER_CLUSTER");
+				assertThat(context.getBean(PollingEndpoint.class).polling(org.springframework.boot.actuate.endpoint.SecurityContext.NONE).clusters()).containsOnlyKeys("USER_CLUSTER");
 			});
 	}
 

@@ -177,7 +177,7 @@ class PollingJmxServerAutoConfigurationTests {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.isInstanceOf(InvalidPollingConfigurationException.class)
-					.hasMessageContaining("polling.jmx.server.port = " + port)
+					.hasMessageContaining("polling.jmx.server.port with value '" + port + "'")
 					.hasMessageContaining("choose a free port");
 			});
 		}

@@ -13,6 +13,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -25,7 +28,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code management.health.polling-database.enabled=false}.
  */
 @AutoConfiguration(after = PollingJdbcAutoConfiguration.class)
-@ConditionalOnClass(value = { HealthContributor.class, ConditionalOnEnabledHealthIndicator.class },
+@ConditionalOnClass(value = { HealthContributor.class, ConditionalOnEnabledHealthIndicator.class, Sanitizer.class },
 		name = PollingJdbcAutoConfiguration.POLLING_JDBC_CLASS)
 public final class PollingJdbcHealthContributorAutoConfiguration {
 
@@ -49,8 +52,9 @@ public final class PollingJdbcHealthContributorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "pollingDatabaseHealthIndicator")
-		PollingDatabaseHealthIndicator pollingDatabaseHealthIndicator(DatabaseStatus status) {
-			return new PollingDatabaseHealthIndicator(status);
+		PollingDatabaseHealthIndicator pollingDatabaseHealthIndicator(DatabaseStatus status,
+				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+			return new PollingDatabaseHealthIndicator(status, new Sanitizer(sanitizingFunctions.orderedStream().toList()));
 		}
 
 	}

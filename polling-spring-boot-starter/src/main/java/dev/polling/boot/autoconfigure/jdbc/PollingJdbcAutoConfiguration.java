@@ -112,10 +112,6 @@ public final class PollingJdbcAutoConfiguration {
 	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
 			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> polling) {
 		Duration failover = properties.getCoordination().getFailoverPeriod();
-		if (failover != null && (failover.isNegative() || failover.isZero())) {
-			throw new InvalidPollingConfigurationException("polling.jdbc.coordination.failover-period", failover.toString(),
-					"the failover period must be positive", "set it to at least the longest cycle plus the timer delay, e.g. 30s");
-		}
 		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
 		// a decision waits for the cluster's row no longer than for a peer
 		Duration lockTimeout = polling.getIfAvailable(PollingProperties::new).getPeerTimeout();
@@ -142,20 +138,7 @@ public final class PollingJdbcAutoConfiguration {
 				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
 				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
-			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
-						"the dispatch interval must be positive", "set it to e.g. 1s");
-			}
-			if (settings.getBatchSize() < 1 || settings.getBatchSize() > 10_000) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.batch-size", String.valueOf(settings.getBatchSize()),
-						"the batch size is out of range", "set it between 1 and 10000, e.g. 1000");
-			}
 			Duration failover = settings.getFailoverPeriod();
-			if (failover.compareTo(JobDispatcher.DEFAULT_FAILOVER_PERIOD) < 0) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.failover-period", failover.toString(),
-						"a dispatcher that stopped is replaced after the failover period, which must be at least 10s",
-						"set it to at least 10s");
-			}
 			JobsMetrics meters = metrics.getIfAvailable();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
 				.interval(settings.getDispatchInterval())

@@ -1,5 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import static dev.polling.boot.autoconfigure.FailureReports.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -228,8 +229,8 @@ class PollingJdbcAutoConfigurationTests {
 	void failsAtStartupOnAnInvalidTablePrefixNamingTheProperty() {
 		this.runner.withPropertyValues("polling.jdbc.table-prefix=polling-").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageStartingWith("polling.jdbc.table-prefix: table prefix 'polling-' is invalid");
+			assertThat(report(context)).contains("Property: polling.jdbc.table-prefix\n    Value: polling-\n")
+				.contains("table prefix 'polling-' is invalid");
 		});
 	}
 
@@ -237,8 +238,8 @@ class PollingJdbcAutoConfigurationTests {
 	void failsAtStartupOnANonPositiveRetentionNamingTheProperty() {
 		this.runner.withPropertyValues("polling.jdbc.inbox.retention=0s").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.jdbc.inbox.retention must be positive but was PT0S");
+			assertThat(report(context)).contains("Property: polling.jdbc.inbox.retention\n    Value: 0s\n")
+				.contains("Reason: the value must be positive");
 		});
 	}
 

@@ -1,14 +1,18 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import static dev.polling.boot.autoconfigure.FailureReports.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.polling.boot.actuate.PollingDeliveryEndpoint;
+import dev.polling.boot.actuate.PollingDeliveryEndpointWebExtension;
 import dev.polling.boot.actuate.PollingQueueEndpoint;
+import dev.polling.boot.actuate.PollingQueueEndpointWebExtension;
 import dev.polling.boot.autoconfigure.actuate.PollingJdbcEndpointAutoConfiguration;
 import dev.polling.boot.autoconfigure.health.PollingJdbcHealthContributorAutoConfiguration;
 import dev.polling.boot.health.PollingDatabaseHealthIndicator;
 import dev.polling.boot.health.PollingDeliveryHealthIndicator;
+import dev.polling.boot.health.PollingHealthStatus;
 import dev.polling.boot.health.PollingQueueHealthIndicator;
 import dev.polling.jdbc.delivery.Delivery;
 import dev.polling.jdbc.delivery.DeliveryDestination;
@@ -35,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -123,19 +128,23 @@ class QueueAndDeliveryAutoConfigurationTests {
 				.until(() -> guard.entries(DeliveryState.IN_DOUBT, 10).size() == 1);
 			long id = guard.entries(DeliveryState.IN_DOUBT, 10).get(0).id();
 			Health health = context.getBean(PollingDeliveryHealthIndicator.class).health(true);
-			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getStatus()).as("an in-doubt message needs attention").isEqualTo(PollingHealthStatus.DEGRADED);
 			assertThat(health.getDetails()).containsEntry("inDoubt", 1L).containsEntry("dead", 0L);
 			SimpleMeterRegistry registry = new SimpleMeterRegistry();
 			DeliveryMetrics metrics = context.getBean(DeliveryMetrics.class);
 			metrics.bindTo(registry);
 			assertThat(registry.get(DeliveryMetrics.IN_DOUBT).tag("destination", "crm").gauge().value()).isEqualTo(1.0);
 			PollingDeliveryEndpoint endpoint = context.getBean(PollingDeliveryEndpoint.class);
-			assertThat(endpoint.delivery().inDoubt()).extracting((e) -> e.id()).containsExactly(id);
-			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("" + id, "retry"))
+			assertThat(endpoint.delivery(SecurityContext.NONE).inDoubt()).extracting((e) -> e.id()).containsExactly(id);
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(SecurityContext.NONE, "" + id, "retry"))
 				.withMessageContaining("is not DEAD");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("x", "resend"))
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(SecurityContext.NONE, "x", "resend"))
 				.withMessageContaining("'x' is not a number");
-			assertThat(endpoint.act("" + id, "delivered").message().state()).isEqualTo(DeliveryState.DELIVERED);
+			PollingDeliveryEndpointWebExtension web = context.getBean(PollingDeliveryEndpointWebExtension.class);
+			assertThat(web.act(SecurityContext.NONE, "999999", "delivered").getStatus()).as("an unknown message").isEqualTo(404);
+			assertThat(web.act(SecurityContext.NONE, "" + id, "delivered").getStatus()).isEqualTo(200);
+			assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+			assertThat(context.getBean(PollingDeliveryHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
 			metrics.refresh();
 			// resolved: the series shows 0 rather than vanishing (a dashboard would show "no data")
 			assertThat(registry.get(DeliveryMetrics.IN_DOUBT).tag("destination", "crm").gauge().value()).isZero();
@@ -154,24 +163,32 @@ class QueueAndDeliveryAutoConfigurationTests {
 				Awaitility.await().atMost(Duration.ofSeconds(30))
 					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
 				PollingQueueEndpoint endpoint = context.getBean(PollingQueueEndpoint.class);
-				PollingQueueEndpoint.QueueDescriptor view = endpoint.queue();
+				PollingQueueEndpoint.QueueDescriptor view = endpoint.queue(SecurityContext.NONE);
 				assertThat(view.blockedKeys()).singleElement().satisfies((key) -> {
 					assertThat(key.businessKey()).isEqualTo("customer-9");
 					assertThat(key.waiting()).isOne();
 				});
 				assertThat(view.dead()).extracting((e) -> e.id()).containsExactly(id);
+				// the handler's error text is masked by default (management.endpoint.pollingqueue.show-values)
+				assertThat(view.dead()).singleElement().satisfies((entry) -> assertThat(entry.lastError()).isEqualTo("******"));
+				assertThat(queue.entry(id).orElseThrow().lastError()).isNotEqualTo("******");
 				Health health = context.getBean(PollingQueueHealthIndicator.class).health(true);
+				assertThat(health.getStatus()).as("a dead message needs attention").isEqualTo(PollingHealthStatus.DEGRADED);
 				assertThat(health.getDetails()).containsEntry("dead", 1L);
 				SimpleMeterRegistry registry = new SimpleMeterRegistry();
 				context.getBean(QueueMetrics.class).bindTo(registry);
 				assertThat(registry.get(QueueMetrics.DEAD).tag("queue", "invoices").gauge().value()).isEqualTo(1.0);
-				assertThat(endpoint.act("" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
-				assertThat(endpoint.message("" + id)).isNotNull();
+				assertThat(endpoint.act(SecurityContext.NONE, "" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
+				assertThat(endpoint.message(SecurityContext.NONE, "" + id)).isNotNull();
 				// it fails again: discarded with DELETE it is gone
 				Awaitility.await().atMost(Duration.ofSeconds(30))
 					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
-				assertThat(endpoint.discard("" + id).message()).isNull();
-				assertThat(endpoint.message("" + id)).isNull();
+				PollingQueueEndpointWebExtension web = context.getBean(PollingQueueEndpointWebExtension.class);
+				assertThat(web.discard("999999").getStatus()).as("an unknown message").isEqualTo(404);
+				assertThat(web.act(SecurityContext.NONE, "999999", "retry").getStatus()).isEqualTo(404);
+				assertThat(web.discard("" + id).getStatus()).isEqualTo(200);
+				assertThat(endpoint.message(SecurityContext.NONE, "" + id)).isNull();
+				assertThat(context.getBean(PollingQueueHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
 			});
 	}
 
@@ -249,18 +266,18 @@ class QueueAndDeliveryAutoConfigurationTests {
 	void failsAtStartupNamingAnInvalidProperty() {
 		this.runner.withPropertyValues("polling.jdbc.queue.threads=0").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.jdbc.queue.threads must be between 1 and 256 but was 0");
+			assertThat(report(context)).contains("Property: polling.jdbc.queue.threads\n    Value: 0\n")
+				.contains("Reason: the value must be between 1 and 256");
 		});
 		this.runner.withPropertyValues("polling.jdbc.delivery.threads=65").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.jdbc.delivery.threads must be between 1 and 64 but was 65");
+			assertThat(report(context)).contains("Property: polling.jdbc.delivery.threads\n    Value: 65\n")
+				.contains("Reason: the value must be between 1 and 64");
 		});
 		this.runner.withPropertyValues("polling.jdbc.delivery.lease-time=100ms").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.jdbc.delivery.lease-time must be between 1s and 1d but was PT0.1S");
+			assertThat(report(context)).contains("Property: polling.jdbc.delivery.lease-time\n    Value: 100ms\n")
+				.contains("Reason: the value must be between 1s and 1d");
 		});
 	}
 
