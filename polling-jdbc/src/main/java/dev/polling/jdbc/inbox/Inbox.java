@@ -89,8 +89,9 @@ public final class Inbox {
 				: insert;
 		this.containsSql = "SELECT 1 FROM " + table + " WHERE source = ? AND external_key = ?";
 		this.purgeSql = switch (dialect) {
-			case POSTGRESQL -> "DELETE FROM " + table + " WHERE ctid IN (SELECT ctid FROM " + table
-					+ " WHERE received_at < " + time.nowMinusMillis() + " LIMIT ? FOR UPDATE SKIP LOCKED)";
+			// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
+			case POSTGRESQL -> "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
+					+ " WHERE received_at < " + time.nowMinusMillis() + " LIMIT ? FOR UPDATE SKIP LOCKED))";
 			case MARIADB -> "DELETE FROM " + table + " WHERE received_at < " + time.nowMinusMillis() + " LIMIT ?";
 			case H2 -> "DELETE FROM " + table + " WHERE received_at < " + time.nowMinusMillis()
 					+ " FETCH FIRST ? ROWS ONLY";

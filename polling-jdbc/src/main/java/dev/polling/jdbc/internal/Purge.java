@@ -41,8 +41,9 @@ public final class Purge {
 					+ ": e.g. " + DEFAULT_BATCH_SIZE);
 		}
 		String sql = switch (dialect) {
-			case POSTGRESQL -> "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
-					+ " LIMIT " + batchSize + " FOR UPDATE SKIP LOCKED)";
+			// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
+			case POSTGRESQL -> "DELETE FROM " + table + " WHERE id = ANY(ARRAY(SELECT id FROM " + table + " WHERE " + condition
+					+ " LIMIT " + batchSize + " FOR UPDATE SKIP LOCKED))";
 			case MARIADB -> "DELETE FROM " + table + " WHERE " + condition + " LIMIT " + batchSize;
 			case H2 -> "DELETE FROM " + table + " WHERE " + condition + " FETCH FIRST " + batchSize + " ROWS ONLY";
 		};

@@ -648,8 +648,9 @@ public final class WorkQueue {
 		// never waited for: they are recovered at the next round if still expired
 		int count = Sql.inTransaction(this.dataSource, "recover expired leases in " + this.table, (connection) -> {
 			if (this.dialect == Dialect.POSTGRESQL) {
-				try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id IN (SELECT id FROM "
-						+ this.table + " WHERE " + expired + " LIMIT 1000 FOR UPDATE SKIP LOCKED) AND " + expired)) {
+				// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
+				try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id = ANY(ARRAY(SELECT id FROM "
+						+ this.table + " WHERE " + expired + " LIMIT 1000 FOR UPDATE SKIP LOCKED)) AND " + expired)) {
 					return statement.executeUpdate();
 				}
 			}
