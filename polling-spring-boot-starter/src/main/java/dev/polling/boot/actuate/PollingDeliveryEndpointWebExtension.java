@@ -1,7 +1,6 @@
 package dev.polling.boot.actuate;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
-import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -24,12 +23,11 @@ public class PollingDeliveryEndpointWebExtension {
 
 	/** {@code POST /actuator/pollingdelivery/{id}/{action}}: 404 for an unknown message. */
 	@WriteOperation
-	public WebEndpointResponse<OperationResponseBody> act(SecurityContext securityContext, @Selector String id,
-			@Selector String action) {
+	public WebEndpointResponse<OperationResponseBody> act(@Selector String id, @Selector String action) {
 		if (!this.endpoint.exists(id)) {
 			return new WebEndpointResponse<>(UnknownMessageDescriptor.of(id), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		return new WebEndpointResponse<>(this.endpoint.act(securityContext, id, action), WebEndpointResponse.STATUS_OK);
+		return new WebEndpointResponse<>(this.endpoint.act(id, action), WebEndpointResponse.STATUS_OK);
 	}
 
 }

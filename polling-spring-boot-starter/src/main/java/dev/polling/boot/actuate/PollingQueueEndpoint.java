@@ -90,7 +90,7 @@ public class PollingQueueEndpoint {
 	 * @return the outcome; a message that is not dead is a bad request (400)
 	 */
 	@WriteOperation
-	public ActionResult act(SecurityContext securityContext, @Selector String id, @Selector String action) {
+	public ActionResult act(@Selector String id, @Selector String action) {
 		long messageId = parse(id);
 		if (!"retry".equals(action)) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use retry (discard is DELETE "
@@ -99,8 +99,8 @@ public class PollingQueueEndpoint {
 		if (!this.queue.retry(messageId)) {
 			throw notDead(messageId);
 		}
-		boolean shown = this.sanitizer.isShown(securityContext);
-		return new ActionResult(messageId, action, this.queue.entry(messageId).map((entry) -> sanitized(entry, shown)).orElse(null));
+		// no SecurityContext parameter here: it would make the operation expect a JSON body (HTTP 415 without one)
+		return new ActionResult(messageId, action, this.queue.entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
 	}
 
 	/**

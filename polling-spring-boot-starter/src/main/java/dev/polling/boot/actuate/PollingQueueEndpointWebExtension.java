@@ -1,7 +1,6 @@
 package dev.polling.boot.actuate;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
-import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -23,12 +22,11 @@ public class PollingQueueEndpointWebExtension {
 
 	/** {@code POST /actuator/pollingqueue/{id}/retry}: 404 for an unknown message. */
 	@WriteOperation
-	public WebEndpointResponse<OperationResponseBody> act(SecurityContext securityContext, @Selector String id,
-			@Selector String action) {
+	public WebEndpointResponse<OperationResponseBody> act(@Selector String id, @Selector String action) {
 		if (!this.endpoint.exists(id)) {
 			return new WebEndpointResponse<>(UnknownMessageDescriptor.of(id), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
-		return new WebEndpointResponse<>(this.endpoint.act(securityContext, id, action), WebEndpointResponse.STATUS_OK);
+		return new WebEndpointResponse<>(this.endpoint.act(id, action), WebEndpointResponse.STATUS_OK);
 	}
 
 	/** {@code DELETE /actuator/pollingqueue/{id}}: 404 for an unknown message. */

@@ -136,13 +136,13 @@ class QueueAndDeliveryAutoConfigurationTests {
 			assertThat(registry.get(DeliveryMetrics.IN_DOUBT).tag("destination", "crm").gauge().value()).isEqualTo(1.0);
 			PollingDeliveryEndpoint endpoint = context.getBean(PollingDeliveryEndpoint.class);
 			assertThat(endpoint.delivery(SecurityContext.NONE).inDoubt()).extracting((e) -> e.id()).containsExactly(id);
-			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(SecurityContext.NONE, "" + id, "retry"))
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("" + id, "retry"))
 				.withMessageContaining("is not DEAD");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(SecurityContext.NONE, "x", "resend"))
+			assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act("x", "resend"))
 				.withMessageContaining("'x' is not a number");
 			PollingDeliveryEndpointWebExtension web = context.getBean(PollingDeliveryEndpointWebExtension.class);
-			assertThat(web.act(SecurityContext.NONE, "999999", "delivered").getStatus()).as("an unknown message").isEqualTo(404);
-			assertThat(web.act(SecurityContext.NONE, "" + id, "delivered").getStatus()).isEqualTo(200);
+			assertThat(web.act("999999", "delivered").getStatus()).as("an unknown message").isEqualTo(404);
+			assertThat(web.act("" + id, "delivered").getStatus()).isEqualTo(200);
 			assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 			assertThat(context.getBean(PollingDeliveryHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
 			metrics.refresh();
@@ -178,14 +178,14 @@ class QueueAndDeliveryAutoConfigurationTests {
 				SimpleMeterRegistry registry = new SimpleMeterRegistry();
 				context.getBean(QueueMetrics.class).bindTo(registry);
 				assertThat(registry.get(QueueMetrics.DEAD).tag("queue", "invoices").gauge().value()).isEqualTo(1.0);
-				assertThat(endpoint.act(SecurityContext.NONE, "" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
+				assertThat(endpoint.act("" + id, "retry").message().state()).isEqualTo(MessageState.NEW);
 				assertThat(endpoint.message(SecurityContext.NONE, "" + id)).isNotNull();
 				// it fails again: discarded with DELETE it is gone
 				Awaitility.await().atMost(Duration.ofSeconds(30))
 					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
 				PollingQueueEndpointWebExtension web = context.getBean(PollingQueueEndpointWebExtension.class);
 				assertThat(web.discard("999999").getStatus()).as("an unknown message").isEqualTo(404);
-				assertThat(web.act(SecurityContext.NONE, "999999", "retry").getStatus()).isEqualTo(404);
+				assertThat(web.act("999999", "retry").getStatus()).isEqualTo(404);
 				assertThat(web.discard("" + id).getStatus()).isEqualTo(200);
 				assertThat(endpoint.message(SecurityContext.NONE, "" + id)).isNull();
 				assertThat(context.getBean(PollingQueueHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
