@@ -242,16 +242,8 @@ final class PollingPropertiesValidator {
 		this.errors.reject(key, value, problem, fix);
 	}
 
-	/** A duration as a user would write it: {@code 10s}, {@code 500ms}. */
 	static String display(@Nullable Duration duration) {
-		if (duration == null) {
-			return "not set";
-		}
-		if (duration.toNanos() % 1_000_000 != 0) {
-			return duration.toString();
-		}
-		long millis = duration.toMillis();
-		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
+		return PollingPropertyErrors.display(duration);
 	}
 
 }

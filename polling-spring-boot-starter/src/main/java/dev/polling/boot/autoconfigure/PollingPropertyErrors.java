@@ -1,5 +1,7 @@
 package dev.polling.boot.autoconfigure;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.validation.BindingResult;
@@ -63,11 +65,22 @@ public final class PollingPropertyErrors {
 	}
 
 	/**
-	 * Whether any mistake was reported.
-	 * @return {@code true} after a {@link #reject}
+	 * A duration as a user would write it: {@code 500ms}, {@code 10s}, {@code 7d}.
+	 * @param duration the duration, or {@code null}
+	 * @return its display, {@code not set} for {@code null}
 	 */
-	public boolean hasErrors() {
-		return this.errors.hasErrors();
+	public static String display(@Nullable Duration duration) {
+		if (duration == null) {
+			return "not set";
+		}
+		if (duration.toNanos() % 1_000_000 != 0) {
+			return duration.toString();
+		}
+		long millis = duration.toMillis();
+		if (millis != 0 && millis % 86_400_000 == 0) {
+			return (millis / 86_400_000) + "d";
+		}
+		return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
 	}
 
 }

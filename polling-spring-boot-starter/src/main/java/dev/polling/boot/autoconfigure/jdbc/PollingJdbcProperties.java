@@ -136,16 +136,8 @@ public class PollingJdbcProperties implements Validator {
 			}
 		}
 
-		/** A duration as a user would write it: {@code 10s}, {@code 500ms}, {@code 7d}. */
 		static String display(Duration duration) {
-			if (duration.toNanos() % 1_000_000 != 0) {
-				return duration.toString();
-			}
-			long millis = duration.toMillis();
-			if (millis != 0 && millis % 86_400_000 == 0) {
-				return (millis / 86_400_000) + "d";
-			}
-			return (millis % 1000 == 0) ? (millis / 1000) + "s" : millis + "ms";
+			return PollingPropertyErrors.display(duration);
 		}
 
 	}
