@@ -52,7 +52,8 @@ import javax.sql.DataSource;
  * LOCKED} strategy on PostgreSQL) for (0.5, 1.0), (1.0, 4.0) and (2.0, 4.0).</li>
  * </ol>
  * A warm-up round of each scenario with N/10 messages runs first; then the measured rounds, and per
- * scenario the median and the range. Arguments (optional): N (default 20000), rounds (default 3).
+ * scenario the median and the range. Arguments (optional): N (default 20000), rounds (default 3),
+ * scenarios to run (comma-separated names, default all), e.g. {@code 5000 2 one-commit-tx,dbs(2.0,4.0)}.
  */
 public final class QueueBenchmark {
 
@@ -88,6 +89,13 @@ public final class QueueBenchmark {
 		for (double[] setting : new double[][] { { 0.5, 1.0 }, { 1.0, 4.0 }, { 2.0, 4.0 } }) {
 			scenarios.put(String.format(Locale.ROOT, "dbs(%.1f,%.1f)", setting[0], setting[1]),
 					(url, size) -> dbScheduler(url, size, setting[0], setting[1]));
+		}
+		if (args.length > 2) {
+			List<String> chosen = List.of(args[2].split(","));
+			if (!scenarios.keySet().containsAll(chosen)) {
+				throw new IllegalArgumentException("Unknown scenario in '" + args[2] + "'; the scenarios are " + scenarios.keySet());
+			}
+			scenarios.keySet().retainAll(chosen);
 		}
 		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
 			DataSource admin = postgres.getPostgresDatabase();

@@ -38,7 +38,8 @@ class CoordinatorWaitBoundTest {
 
 	/**
 	 * Twice the peer timeout plus scheduling slack on a starved 2-core CI machine (700 ms was exceeded by
-	 * 35 ms); what it rules out is HikariCP's 30 s connection timeout and the 60 s of a hung host.
+	 * 35 ms, and a pause bounded by 1.2 s took 1.207 s); what it rules out is HikariCP's 30 s connection
+	 * timeout and the 60 s of a hung host. Every wait here is held to it, none to a sub-second figure.
 	 */
 	private static final Duration BOUND = PEER_TIMEOUT.multipliedBy(2).plusSeconds(5);
 
@@ -61,7 +62,7 @@ class CoordinatorWaitBoundTest {
 			// the first request still waits for the pool: the next decisions do not queue behind it
 			long threadsWaiting = coordinatorThreads();
 			for (int i = 0; i < 5; i++) {
-				Decision again = timed(() -> manager.decide("JOBS"), PEER_TIMEOUT);
+				Decision again = timed(() -> manager.decide("JOBS"), BOUND); // the detail tells it did not queue
 				assertThat(again.reason()).isEqualTo(Reason.COORDINATION_UNAVAILABLE);
 				assertThat(again.peers().get(0).detail()).contains("an earlier request", "has been pending for");
 			}
@@ -86,13 +87,13 @@ class CoordinatorWaitBoundTest {
 				timed(() -> {
 					manager.pause("JOBS");
 					return null;
-				}, PEER_TIMEOUT.plusMillis(700));
+				}, BOUND);
 				assertThat(manager.isPaused("JOBS")).isTrue();
 				assertThat(manager.isHolding("JOBS")).isFalse();
 				timed(() -> {
 					manager.close();
 					return null;
-				}, PEER_TIMEOUT.plusMillis(700));
+				}, BOUND);
 			}
 			// the release queued behind the pool goes through once a connection is free
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(holder(pool)).isNull());
