@@ -51,7 +51,8 @@ import javax.sql.DataSource;
  * schedulers with 4 threads each, {@code pollUsingLockAndFetch(a, b)} (its {@code FOR UPDATE SKIP
  * LOCKED} strategy on PostgreSQL) for (0.5, 1.0), (1.0, 4.0) and (2.0, 4.0).</li>
  * </ol>
- * A warm-up round of each scenario with N/10 messages runs first; then the measured rounds, and per
+ * Each scenario starts on empty tables (truncated) and its timed part right after a
+ * {@code CHECKPOINT}. A warm-up round of each scenario with N/10 messages runs first; then the measured rounds, and per
  * scenario the median and the range. Arguments (optional): N (default 20000), rounds (default 3),
  * scenarios to run (comma-separated names, default all), e.g. {@code 5000 2 one-commit-tx,dbs(2.0,4.0)}.
  */
@@ -111,6 +112,9 @@ public final class QueueBenchmark {
 				int size = (round == 0) ? Math.max(1000, n / 10) : n;
 				String label = (round == 0) ? "warm-up" : "round " + round;
 				for (Map.Entry<String, Scenario> scenario : scenarios.entrySet()) {
+					// every scenario on empty tables: no rows or dead tuples of the one before (ours keep DONE
+					// rows, db-scheduler deletes its), and no autovacuum of them under way while it runs
+					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
 					long before = commits(admin);
 					Duration elapsed = scenario.getValue().run(url, size);
 					double perMessage = (commits(admin) - before) / (double) size;
@@ -165,6 +169,7 @@ public final class QueueBenchmark {
 					batch.clear();
 				}
 			}
+			BenchSql.execute(producerPool, "CHECKPOINT"); // the timed part starts right after a checkpoint, as for db-scheduler
 		}
 		LongAdder done = new LongAdder();
 		List<HikariDataSource> pools = new ArrayList<>();
@@ -220,6 +225,7 @@ public final class QueueBenchmark {
 					instances.clear();
 				}
 			}
+			BenchSql.execute(producerPool, "CHECKPOINT");
 		}
 		List<HikariDataSource> pools = new ArrayList<>();
 		List<Scheduler> schedulers = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.polling.jdbc;
 
+import dev.polling.jdbc.internal.DialectSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -125,7 +126,7 @@ abstract class MigrationLock implements AutoCloseable {
 			statement.executeUpdate();
 		}
 		catch (SQLException ex) {
-			if (!"23505".equals(ex.getSQLState())) { // another migrator inserted it first
+			if (!DialectSql.isDuplicateKey(ex)) { // another migrator inserted it first
 				throw ex;
 			}
 		}

@@ -25,6 +25,7 @@ import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.DialectSql;
 
 /**
  * Coordinates clusters through one row per cluster in {@code <prefix>coordination}: holder, epoch
@@ -382,7 +383,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			insert.executeUpdate();
 		}
 		catch (SQLException ex) {
-			if (!isDuplicate(ex)) {
+			if (!DialectSql.isDuplicateKey(ex)) {
 				throw ex;
 			}
 		}
@@ -392,9 +393,6 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		this.ensured.add(clusterId);
 	}
 
-	private static boolean isDuplicate(SQLException ex) {
-		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062;
-	}
 
 	private static void validate(String clusterId, String instanceId) {
 		if (clusterId.length() > MAX_CLUSTER_ID_LENGTH) {

@@ -8,6 +8,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Failures;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Purge;
@@ -180,9 +181,7 @@ public final class DeliveryGuard {
 			return statement.executeUpdate() == 1;
 		}
 		catch (SQLException ex) {
-			boolean duplicate = (this.dialect == Dialect.MARIADB && ex.getErrorCode() == 1062)
-					|| (this.dialect == Dialect.H2 && ex.getErrorCode() == 23505);
-			if (duplicate) {
+			if (DialectSql.isDuplicateKeyKeepingTransaction(this.dialect, ex)) {
 				return false;
 			}
 			throw new DataAccessFailure("Could not store an outgoing message for '" + destination + "' (key length "
@@ -284,27 +283,33 @@ public final class DeliveryGuard {
 	}
 
 	/**
-	 * Delivers to an idempotent destination with batched claims: claims up to its batch in one commit,
-	 * sends them one after the other, and records the successful ones in one commit (failures one by
-	 * one, as in a round of single claims).
+	 * Delivers to an idempotent destination with batched claims: claims up to its batch, sends them
+	 * one after the other, and records the successful ones together with the claim of the next batch
+	 * in one commit (failures one by one, as in a round of single claims): one commit per batch.
 	 */
 	private int deliverBatched(DeliveryDestination target, int limit) {
 		String destination = target.name();
 		int attempted = 0;
+		@Nullable List<Delivery> claimed = null;
+		long leaseEnd = 0;
 		while (attempted < limit) {
 			int size = Math.min(target.claimBatch(), limit - attempted);
-			long claimedAt = System.nanoTime();
-			List<Delivery> claimed;
-			try {
-				claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), size, this::map);
+			if (claimed == null) {
+				long claimedAt = System.nanoTime();
+				try {
+					claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), size,
+							this::map);
+				}
+				catch (DataAccessFailure ex) {
+					claimFailed(destination, attempted, ex);
+					break;
+				}
+				leaseEnd = claimedAt + this.leaseTime.toNanos();
 			}
-			catch (DataAccessFailure ex) {
-				claimFailed(destination, attempted, ex);
-				break;
-			}
-			long leaseEnd = claimedAt + this.leaseTime.toNanos();
-			List<Delivery> delivered = new ArrayList<>(claimed.size());
-			for (Delivery delivery : claimed) {
+			List<Delivery> batch = claimed;
+			claimed = null;
+			List<Delivery> delivered = new ArrayList<>(batch.size());
+			for (Delivery delivery : batch) {
 				attempted++;
 				try {
 					target.sender().send(delivery);
@@ -317,24 +322,45 @@ public final class DeliveryGuard {
 					recordSafely(delivery, dead ? "DEAD" : "FAILED", ex, delay, leaseEnd);
 				}
 			}
-			recordDelivered(delivered, leaseEnd);
-			if (claimed.size() < size) {
+			boolean more = batch.size() == size && attempted < limit;
+			int nextSize = more ? Math.min(target.claimBatch(), limit - attempted) : 0;
+			long nextClaimedAt = System.nanoTime();
+			List<Delivery> next = recordDelivered(delivered, leaseEnd, nextSize);
+			if (!more) {
 				break;
+			}
+			if (next != null) {
+				if (next.isEmpty()) {
+					break;
+				}
+				claimed = next;
+				leaseEnd = nextClaimedAt + this.leaseTime.toNanos();
 			}
 		}
 		return attempted;
 	}
 
-	/** Records sent messages of one batch as DELIVERED in one transaction, each fenced. */
-	private void recordDelivered(List<Delivery> delivered, long leaseEnd) {
+	/**
+	 * Records sent messages of one batch as DELIVERED in one transaction, each fenced; with
+	 * {@code claimNext} (not on H2, see {@link #send}) that transaction also claims the next batch of
+	 * the destination, so that a round of batches commits once per batch. The next batch is claimed
+	 * only with this one recorded, so a crash leaves no more unrecorded sends than before.
+	 * @return the next batch, claimed in the same transaction, or {@code null} when none was claimed
+	 * with it (none asked for, or the transaction failed: the caller claims by itself)
+	 */
+	private @Nullable List<Delivery> recordDelivered(List<Delivery> delivered, long leaseEnd, int claimNext) {
 		if (delivered.isEmpty()) {
-			return;
+			return null;
 		}
+		boolean combined = claimNext > 0 && this.dialect != Dialect.H2;
+		String destination = delivered.get(0).destination();
 		String sql = postSql("DELIVERED");
-		int[] updated;
+		record Outcome(int[] updated, @Nullable List<Delivery> next) {
+		}
+		Outcome outcome;
 		try {
-			updated = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> Sql.inTransaction(this.dataSource,
-					"record " + delivered.size() + " deliveries", (connection) -> {
+			outcome = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> Sql.inTransaction(this.dataSource,
+					"record " + delivered.size() + " deliveries" + (combined ? " and claim the next" : ""), (connection) -> {
 						int[] counts = new int[delivered.size()];
 						try (PreparedStatement statement = connection.prepareStatement(sql)) {
 							for (int i = 0; i < counts.length; i++) {
@@ -342,24 +368,27 @@ public final class DeliveryGuard {
 								counts[i] = statement.executeUpdate();
 							}
 						}
-						return counts;
+						List<Delivery> next = combined ? this.rows.claim(connection, destination, this.owner,
+								this.leaseTime.toMillis(), claimNext, this::map) : null;
+						return new Outcome(counts, next);
 					}));
 		}
 		catch (DataAccessFailure ex) {
 			logger.warn("{} deliveries to '{}' were sent but recording them failed until their lease ran out; they are "
-					+ "sent again (idempotent destination) when the lease expires: {}", delivered.size(),
-					delivered.get(0).destination(), ex.getMessage());
-			return;
+					+ "sent again (idempotent destination) when the lease expires: {}", delivered.size(), destination,
+					ex.getMessage());
+			return null;
 		}
-		for (int i = 0; i < updated.length; i++) {
+		for (int i = 0; i < outcome.updated().length; i++) {
 			Delivery delivery = delivered.get(i);
-			if (updated[i] == 1) {
+			if (outcome.updated()[i] == 1) {
 				notify(() -> this.listener.onDelivered(delivery.destination()));
 			}
 			else {
 				rejected(delivery, "DELIVERED");
 			}
 		}
+		return outcome.next();
 	}
 
 	/** A claimed message and when its lease ends, by this JVM's clock (measured from before the claim). */
@@ -662,7 +691,7 @@ public final class DeliveryGuard {
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
-		String fetch = (this.dialect == Dialect.H2) ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
+		String fetch = DialectSql.limit(this.dialect, "?");
 		return query("SELECT id, destination, idempotency_key, state, attempts, max_attempts, created_at, last_error FROM "
 				+ this.table + " WHERE state = ? ORDER BY id" + fetch, state.name(), limit);
 	}

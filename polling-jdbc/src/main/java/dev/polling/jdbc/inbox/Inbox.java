@@ -1,5 +1,6 @@
 package dev.polling.jdbc.inbox;
 
+import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
@@ -92,9 +93,8 @@ public final class Inbox {
 			// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
 			case POSTGRESQL -> "DELETE FROM " + table + " WHERE ctid = ANY(ARRAY(SELECT ctid FROM " + table
 					+ " WHERE received_at < " + time.nowMinusMillis() + " LIMIT ? FOR UPDATE SKIP LOCKED))";
-			case MARIADB -> "DELETE FROM " + table + " WHERE received_at < " + time.nowMinusMillis() + " LIMIT ?";
-			case H2 -> "DELETE FROM " + table + " WHERE received_at < " + time.nowMinusMillis()
-					+ " FETCH FIRST ? ROWS ONLY";
+			case MARIADB, H2 -> "DELETE FROM " + table + " WHERE received_at < " + time.nowMinusMillis()
+					+ DialectSql.limit(dialect, "?");
 		};
 	}
 
@@ -262,7 +262,7 @@ public final class Inbox {
 			receipt = (statement.executeUpdate() == 1) ? Receipt.NEW : Receipt.DUPLICATE;
 		}
 		catch (SQLException ex) {
-			if (!isUniqueViolation(ex)) {
+			if (!DialectSql.isDuplicateKeyKeepingTransaction(this.dialect, ex)) {
 				throw new DataAccessFailure("Could not record inbox key (source '" + source + "', key length "
 						+ externalKey.length() + ") in " + this.tables.inbox(), ex);
 			}
@@ -273,15 +273,6 @@ public final class Inbox {
 		return receipt;
 	}
 
-	private boolean isUniqueViolation(SQLException ex) {
-		return switch (this.dialect) {
-			// ER_DUP_ENTRY, ER_DUP_ENTRY_WITH_KEY_NAME
-			case MARIADB -> ex.getErrorCode() == 1062 || ex.getErrorCode() == 1586;
-			// ErrorCode.DUPLICATE_KEY_1
-			case H2 -> ex.getErrorCode() == 23505;
-			case POSTGRESQL -> false;
-		};
-	}
 
 	private Connection obtain() {
 		return Sql.obtain(this.connections, this.tables.inbox());

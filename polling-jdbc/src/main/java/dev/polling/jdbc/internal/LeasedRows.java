@@ -79,7 +79,7 @@ public final class LeasedRows {
 				+ groupColumn + " = ? AND c.state IN " + readyIn + " AND c.available_at <= " + now
 				+ " ORDER BY c.available_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED)) AND state IN " + readyIn + " RETURNING "
 				+ columns;
-		String limit = (dialect == Dialect.H2) ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
+		String limit = DialectSql.limit(dialect, "?");
 		// H2 reads the index in order (and stops at the limit) only when ORDER BY names all its columns;
 		// MariaDB does so with ORDER BY id alone and falls back to a filesort with the longer form
 		String order = (dialect == Dialect.H2) ? " ORDER BY " + groupColumn + ", state, id" : " ORDER BY id";

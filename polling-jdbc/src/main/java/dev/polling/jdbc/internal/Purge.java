@@ -44,8 +44,7 @@ public final class Purge {
 			// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
 			case POSTGRESQL -> "DELETE FROM " + table + " WHERE id = ANY(ARRAY(SELECT id FROM " + table + " WHERE " + condition
 					+ " LIMIT " + batchSize + " FOR UPDATE SKIP LOCKED))";
-			case MARIADB -> "DELETE FROM " + table + " WHERE " + condition + " LIMIT " + batchSize;
-			case H2 -> "DELETE FROM " + table + " WHERE " + condition + " FETCH FIRST " + batchSize + " ROWS ONLY";
+			case MARIADB, H2 -> "DELETE FROM " + table + " WHERE " + condition + DialectSql.limit(dialect, String.valueOf(batchSize));
 		};
 		int total = 0;
 		int deleted;

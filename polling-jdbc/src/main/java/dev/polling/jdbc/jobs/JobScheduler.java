@@ -31,6 +31,7 @@ import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Failures;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -234,7 +235,7 @@ public final class JobScheduler {
 			}
 		}
 		catch (SQLException ex) {
-			if (uniqueKey != null && isDuplicate(ex)) {
+			if (uniqueKey != null && DialectSql.isDuplicateKey(ex)) {
 				// MariaDB and H2 roll back only the failed statement: the caller's transaction goes on
 				return Optional.empty();
 			}
@@ -425,7 +426,7 @@ public final class JobScheduler {
 	}
 
 	private String limitClause() {
-		return (this.dialect == Dialect.H2) ? "FETCH FIRST ? ROWS ONLY" : "LIMIT ?";
+		return DialectSql.limit(this.dialect, "?").substring(1);
 	}
 
 	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
@@ -598,10 +599,6 @@ public final class JobScheduler {
 		else {
 			statement.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
 		}
-	}
-
-	private static boolean isDuplicate(SQLException ex) {
-		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062 || ex.getErrorCode() == 1586;
 	}
 
 	private int update(String sql, Binder binder, String what) {

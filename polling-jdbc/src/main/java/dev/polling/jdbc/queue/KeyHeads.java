@@ -2,6 +2,7 @@ package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.internal.DialectSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -82,7 +83,7 @@ final class KeyHeads {
 						return 0;
 					}
 					catch (SQLException ex) {
-						if (ex.getErrorCode() != 23505) {
+						if (!DialectSql.isDuplicateKeyKeepingTransaction(this.dialect, ex)) {
 							throw ex;
 						}
 					}
@@ -128,7 +129,7 @@ final class KeyHeads {
 			return;
 		}
 		Long next = null;
-		String limit = (this.dialect == Dialect.H2) ? " FETCH FIRST 1 ROWS ONLY" : " LIMIT 1";
+		String limit = DialectSql.limit(this.dialect, "1");
 		String order = (this.dialect == Dialect.H2) ? " ORDER BY queue, business_key, state, id" : " ORDER BY id";
 		// a locking read sees the latest committed rows also in a REPEATABLE READ caller's transaction
 		// (MariaDB's default), e.g. a message another transaction enqueued while this one waited for the key

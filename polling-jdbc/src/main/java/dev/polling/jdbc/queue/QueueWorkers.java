@@ -224,8 +224,14 @@ public final class QueueWorkers implements AutoCloseable {
 		this.frozen = frozen;
 	}
 
+	/**
+	 * Claims batches ahead of the workers: up to two batches wait in the buffer besides the running
+	 * messages, and the next batch is claimed as soon as it fits, i.e. while a batch is still waiting.
+	 * With room for one batch only, the next claim began when the buffer ran dry, and every worker
+	 * that finished meanwhile waited a claim's round trip and commit for work.
+	 */
 	private void fetch() {
-		int capacity = this.threads + this.batchSize;
+		int capacity = this.threads + 2 * this.batchSize;
 		List<String> names = new ArrayList<>(this.handlers.keySet());
 		int next = 0;
 		while (this.running) {

@@ -8,6 +8,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -356,8 +357,9 @@ public final class WorkQueue {
 		Objects.requireNonNull(message, "message must not be null");
 		FencedWrite result;
 		try {
+			boolean planned = connection.getAutoCommit(); // a transaction of its own is planned by inConnectionTransaction
 			result = Sql.inConnectionTransaction(connection, (transaction) -> {
-				FencedWrite written = fenced(transaction, message, "complete",
+				FencedWrite written = fenced(transaction, planned, message, "complete",
 						"UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
 								+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
 						(statement) -> {
@@ -454,8 +456,9 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		FencedWrite result;
 		try {
+			boolean planned = connection.getAutoCommit();
 			result = Sql.inConnectionTransaction(connection, (transaction) -> {
-				FencedWrite written = fenced(transaction, message, "record a failure of",
+				FencedWrite written = fenced(transaction, planned, message, "record a failure of",
 						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
 								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
 								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
@@ -505,7 +508,7 @@ public final class WorkQueue {
 		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
 		Connection connection = obtain();
 		try {
-			FencedWrite result = fenced(connection, message, "postpone",
+			FencedWrite result = fenced(connection, false, message, "postpone",
 					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
 							+ "available_at = " + this.time.nowPlusMillis() + " WHERE id = ? AND fence = ? AND state = "
 							+ "'IN_PROGRESS'",
@@ -550,7 +553,7 @@ public final class WorkQueue {
 		Objects.requireNonNull(message, "message must not be null");
 		Connection connection = obtain();
 		try {
-			return fenced(connection, message, "release",
+			return fenced(connection, false, message, "release",
 					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
 							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
 							+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
@@ -569,9 +572,17 @@ public final class WorkQueue {
 
 	}
 
-	private FencedWrite fenced(Connection connection, QueueMessage message, String what, String sql, Binder binder) {
+	/**
+	 * Writes to a claimed message only while the claim holds ({@code fence = ?}). Unless
+	 * {@code planned}, first plans the connection's transaction for actual parameters (e.g. the
+	 * handler's transaction); a transaction of {@link Sql#inConnectionTransaction}'s own is already.
+	 */
+	private FencedWrite fenced(Connection connection, boolean planned, QueueMessage message, String what, String sql,
+			Binder binder) {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			Sql.planForActualParameters(connection); // e.g. the handler's transaction
+			if (!planned) {
+				Sql.planForActualParameters(connection);
+			}
 			binder.bind(statement);
 			int count = (int) sql.chars().filter((c) -> c == '?').count();
 			statement.setLong(count - 1, message.id());
@@ -656,7 +667,7 @@ public final class WorkQueue {
 			}
 			List<Long> ids = new ArrayList<>();
 			try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table + " WHERE "
-					+ expired + ((this.dialect == Dialect.H2) ? " FETCH FIRST 1000 ROWS ONLY" : " LIMIT 1000")
+					+ expired + DialectSql.limit(this.dialect, "1000")
 					+ " FOR UPDATE SKIP LOCKED");
 					ResultSet result = statement.executeQuery()) {
 				while (result.next()) {
@@ -903,7 +914,7 @@ public final class WorkQueue {
 	}
 
 	private String limit() {
-		return (this.dialect == Dialect.H2) ? " FETCH FIRST ? ROWS ONLY" : " LIMIT ?";
+		return DialectSql.limit(this.dialect, "?");
 	}
 
 	private static void checkLimit(int limit) {

@@ -378,11 +378,12 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	/**
-	 * Issue 16 (batched claim, opt-in for idempotent destinations): a batch is claimed in one commit
-	 * and its successful sends recorded in one, each message sent once.
+	 * Issue 16 (batched claim, opt-in for idempotent destinations): the successful sends of a batch are
+	 * recorded in one commit together with the claim of the next batch (not on H2, where claim and
+	 * record commit apart), each message sent once.
 	 */
 	@Test
-	void anIdempotentDestinationWithBatchedClaimsCommitsTwicePerBatchAndSendsEachOnce() {
+	void anIdempotentDestinationWithBatchedClaimsCommitsOncePerBatchAndSendsEachOnce() {
 		AtomicInteger commits = new AtomicInteger();
 		DeliveryGuard guard = guard("a", countingCommits(pool(), commits))
 			.destination(DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(10))
@@ -397,8 +398,11 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
 		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
 			.hasSize(messages);
-		// claims of 10, 10 and 5 (fewer than asked for: the round ends), each with the record of its sends
-		assertThat(committed).as("commits for %d messages in batches of 10", messages).isEqualTo(6);
+		// claims of 10, 10 and 5 (fewer than asked for: the round ends): the first claim, the records of the
+		// first two batches each with the next claim, the last record alone; on H2 a claim and a record each
+		int expected = (database().dialect() == Dialect.H2) ? 6 : 4;
+		assertThat(committed).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
+			.isEqualTo(expected);
 	}
 
 	@Test
