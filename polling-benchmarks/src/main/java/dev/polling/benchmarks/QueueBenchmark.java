@@ -92,7 +92,7 @@ public final class QueueBenchmark {
 					(url, size) -> dbScheduler(url, size, setting[0], setting[1]));
 		}
 		if (args.length > 2) {
-			List<String> chosen = List.of(args[2].split(","));
+			List<String> chosen = List.of(args[2].split(",(?![^(]*\\))")); // commas outside the parentheses of dbs(a,b)
 			if (!scenarios.keySet().containsAll(chosen)) {
 				throw new IllegalArgumentException("Unknown scenario in '" + args[2] + "'; the scenarios are " + scenarios.keySet());
 			}

@@ -69,8 +69,10 @@ public final class Sql {
 					connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 				}
 				try {
-					planForActualParameters(connection);
-					T result = work.run(connection);
+					T result;
+					try (Planning planning = planForActualParameters(connection)) {
+						result = work.run(connection);
+					}
 					connection.commit();
 					return result;
 				}
@@ -115,8 +117,10 @@ public final class Sql {
 		}
 		connection.setAutoCommit(false);
 		try {
-			planForActualParameters(connection);
-			T result = work.run(connection);
+			T result;
+			try (Planning planning = planForActualParameters(connection)) {
+				result = work.run(connection);
+			}
 			connection.commit();
 			return result;
 		}
@@ -130,9 +134,28 @@ public final class Sql {
 	}
 
 	/**
-	 * On PostgreSQL 12 and later, plans the statements of the connection's current transaction for
-	 * their actual parameters and the table's current size ({@code SET LOCAL plan_cache_mode =
-	 * force_custom_plan}); elsewhere, or outside a transaction, does nothing.
+	 * Undoes what {@link #planForActualParameters} changed on a connection.
+	 */
+	@FunctionalInterface
+	public interface Planning extends AutoCloseable {
+
+		/** Nothing to undo. */
+		Planning NONE = () -> {
+		};
+
+		@Override
+		void close() throws SQLException;
+
+	}
+
+	/**
+	 * On PostgreSQL, makes the statements this library creates on the connection from now until the
+	 * returned handle is closed be planned for their actual parameters and the table's current size,
+	 * never with a reused generic plan. With PostgreSQL's own driver (pgjdbc) they are simply never
+	 * prepared on the server (prepare threshold 0 on the connection, a client-side setting restored on
+	 * close): no round trip, and nothing changes for the statements of the caller's own work. With
+	 * another driver, on PostgreSQL 12 and later and in a transaction, {@code SET LOCAL plan_cache_mode
+	 * = force_custom_plan} (one round trip; for the rest of that transaction). Elsewhere nothing.
 	 * <p>
 	 * Why: the JDBC driver prepares a statement on the server after a few executions, and the server
 	 * may then reuse one generic plan for it until the table is analyzed again. A generic plan made
@@ -140,19 +163,24 @@ public final class Sql {
 	 * round) can scan every ready row, or every row ever in progress, for each claim or fenced write:
 	 * measured on a fresh table, single-row claims fell to 550 per second and kept falling with the
 	 * backlog, against over 1,600 with plans made per execution (docs/benchmarks.md).
-	 * @param connection a connection in a transaction
+	 * @param connection the connection
+	 * @return what undoes the change, to close once the statements are created (or {@link Planning#NONE})
 	 * @throws SQLException if the setting cannot be made
 	 */
-	public static void planForActualParameters(Connection connection) throws SQLException {
-		if (connection.getAutoCommit()) {
-			return;
-		}
+	public static Planning planForActualParameters(Connection connection) throws SQLException {
 		DatabaseMetaData metaData = connection.getMetaData();
-		if ("PostgreSQL".equals(metaData.getDatabaseProductName()) && metaData.getDatabaseMajorVersion() >= 12) {
+		if (!"PostgreSQL".equals(metaData.getDatabaseProductName())) {
+			return Planning.NONE;
+		}
+		if (PgJdbc.PRESENT && PgJdbc.isPgConnection(connection)) {
+			return PgJdbc.neverPrepareOnServer(connection);
+		}
+		if (!connection.getAutoCommit() && metaData.getDatabaseMajorVersion() >= 12) {
 			try (Statement statement = connection.createStatement()) {
 				statement.execute("SET LOCAL plan_cache_mode = force_custom_plan");
 			}
 		}
+		return Planning.NONE;
 	}
 
 	/**

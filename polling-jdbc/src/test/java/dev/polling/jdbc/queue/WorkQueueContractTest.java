@@ -69,35 +69,47 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 
 	/**
 	 * PostgreSQL may otherwise reuse a generic plan made while the table was nearly empty; the
-	 * queue's own transactions and its fenced writes in a caller's transaction plan per execution
-	 * instead, for that transaction only. Elsewhere the same calls work and change nothing.
+	 * queue's own statements are never prepared on the server (pgjdbc's prepare threshold 0 while the
+	 * library creates them), so each execution is planned for its parameters, without a round trip
+	 * and without changing anything for the caller's transaction (its threshold is back, the plan
+	 * cache mode untouched). Elsewhere the same calls work and change nothing.
 	 */
 	@Test
-	void ownTransactionsAndFencedWritesArePlannedForTheirParametersOnPostgres() throws Exception {
+	void ownStatementsArePlannedForTheirParametersOnPostgresWithoutTouchingTheCallersTransaction() throws Exception {
 		boolean postgres = database().dialect() == Dialect.POSTGRESQL;
 		DataSource pool = pool();
-		String inOwnTransaction = Sql.inTransaction(pool, "probe", (connection) -> planCacheMode(connection, postgres));
+		int[] thresholds = Sql.inTransaction(pool, "probe", (connection) -> {
+			try (java.sql.PreparedStatement statement = connection.prepareStatement("SELECT 1")) {
+				int inside = postgres ? statement.unwrap(org.postgresql.PGStatement.class).getPrepareThreshold() : -1;
+				for (int i = 0; i < 10; i++) {
+					statement.executeQuery().close();
+				}
+				boolean serverPrepared = postgres && statement.unwrap(org.postgresql.PGStatement.class).isUseServerPrepare();
+				return new int[] { inside, serverPrepared ? 1 : 0 };
+			}
+		});
 		WorkQueue queue = WorkQueue.builder(pool).instanceId("plans").build();
 		queue.enqueue(this.queueName, null, "one");
 		QueueMessage claimed = queue.claim(this.queueName, 1).get(0);
 		String inCallersTransaction;
-		String afterCommit;
+		int thresholdAfter;
 		try (java.sql.Connection connection = pool.getConnection()) {
 			connection.setAutoCommit(false);
 			assertThat(queue.complete(connection, claimed)).isEqualTo(FencedWrite.APPLIED);
 			inCallersTransaction = planCacheMode(connection, postgres);
+			thresholdAfter = postgres ? connection.unwrap(org.postgresql.PGConnection.class).getPrepareThreshold() : -1;
 			connection.commit();
-			afterCommit = planCacheMode(connection, postgres);
 			connection.setAutoCommit(true);
 		}
 
 		if (postgres) {
-			assertThat(inOwnTransaction).isEqualTo("force_custom_plan");
-			assertThat(inCallersTransaction).isEqualTo("force_custom_plan");
-			assertThat(afterCommit).as("SET LOCAL: the session's setting again after the commit").isEqualTo("auto");
+			assertThat(thresholds[0]).as("prepare threshold of a statement created in the library's transaction").isZero();
+			assertThat(thresholds[1]).as("server-prepared after 10 executions").isZero();
+			assertThat(inCallersTransaction).as("the caller's transaction keeps its plan cache mode").isEqualTo("auto");
+			assertThat(thresholdAfter).as("the connection's prepare threshold, restored (pgjdbc's default)").isEqualTo(5);
 		}
 		else {
-			assertThat(List.of(inOwnTransaction, inCallersTransaction, afterCommit)).containsOnly("n/a");
+			assertThat(inCallersTransaction).isEqualTo("n/a");
 		}
 		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue WHERE queue = '" + this.queueName
 				+ "' AND state = 'DONE'")).isEqualTo(1);
