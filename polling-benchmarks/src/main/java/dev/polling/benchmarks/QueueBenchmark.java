@@ -116,11 +116,14 @@ public final class QueueBenchmark {
 					// rows, db-scheduler deletes its), and no autovacuum of them under way while it runs
 					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
 					long before = commits(admin);
+					long walBefore = walBytes(admin);
 					Duration elapsed = scenario.getValue().run(url, size);
 					double perMessage = (commits(admin) - before) / (double) size;
+					double walPerMessage = (walBytes(admin) - walBefore) / (double) size;
 					double perSecond = size / (elapsed.toNanos() / 1e9);
-					System.out.printf(Locale.ROOT, "%-8s %-15s %,8d messages in %6.2f s = %,8.0f per second, %.2f commits per message%n",
-							label, scenario.getKey(), size, elapsed.toNanos() / 1e9, perSecond, perMessage);
+					System.out.printf(Locale.ROOT, "%-8s %-15s %,8d messages in %6.2f s = %,8.0f per second, %.2f commits per message, "
+							+ "%,.0f WAL bytes per message (enqueue included)%n", label, scenario.getKey(), size, elapsed.toNanos() / 1e9,
+							perSecond, perMessage, walPerMessage);
 					if (round > 0) {
 						rates.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perSecond);
 						commits.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perMessage);
@@ -148,6 +151,15 @@ public final class QueueBenchmark {
 	 * Transactions committed in the database so far. Callers close their pools first: a backend
 	 * reports its counts when it exits (or at least once a second while busy).
 	 */
+	/** The server's current WAL position in bytes. */
+	private static long walBytes(DataSource admin) throws Exception {
+		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
 	private static long commits(DataSource admin) throws Exception {
 		Thread.sleep(1200);
 		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();

@@ -231,7 +231,7 @@ public final class QueueWorkers implements AutoCloseable {
 	 * that finished meanwhile waited a claim's round trip and commit for work.
 	 */
 	private void fetch() {
-		int capacity = this.threads + 2 * this.batchSize;
+		int capacity = capacity();
 		List<String> names = new ArrayList<>(this.handlers.keySet());
 		int next = 0;
 		while (this.running) {
@@ -339,8 +339,17 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private void finished(QueueMessage message) {
 		this.held.remove(message.id(), message);
-		this.inFlight.decrementAndGet();
-		wakeFetcher();
+		int inFlight = this.inFlight.decrementAndGet();
+		// only when the fetcher would claim now (see fetch): waking it for every message cost a context
+		// switch per message on a machine whose cores the database shares
+		if (capacity() - inFlight >= this.batchSize || this.buffer.isEmpty()) {
+			wakeFetcher();
+		}
+	}
+
+	/** The most messages held at once: the running ones and two batches waiting. */
+	private int capacity() {
+		return this.threads + 2 * this.batchSize;
 	}
 
 	/**
