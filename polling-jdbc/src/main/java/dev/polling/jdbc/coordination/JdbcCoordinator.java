@@ -393,7 +393,6 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		this.ensured.add(clusterId);
 	}
 
-
 	private static void validate(String clusterId, String instanceId) {
 		if (clusterId.length() > MAX_CLUSTER_ID_LENGTH) {
 			throw new IllegalArgumentException("Cluster id of " + clusterId.length() + " characters is longer than the "

@@ -273,7 +273,6 @@ public final class Inbox {
 		return receipt;
 	}
 
-
 	private Connection obtain() {
 		return Sql.obtain(this.connections, this.tables.inbox());
 	}

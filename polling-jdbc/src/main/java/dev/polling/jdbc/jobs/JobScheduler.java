@@ -405,7 +405,7 @@ public final class JobScheduler {
 				+ " AND NOT EXISTS (SELECT 1 FROM " + this.table + " p WHERE p.queue = j.queue AND p.business_id = "
 				+ "j.business_id AND p.state = 'SCHEDULED' AND p.next_attempt_at > " + now + " AND (p.due_at < j.due_at "
 				+ "OR (p.due_at = j.due_at AND p.id < j.id)))"
-				+ " ORDER BY j.due_at, j.id " + limitClause() + " FOR UPDATE" + skip;
+				+ " ORDER BY j.due_at, j.id" + DialectSql.limit(this.dialect, "?") + " FOR UPDATE" + skip;
 		List<DueJob> due = new ArrayList<>();
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			int index = 1;
@@ -423,10 +423,6 @@ public final class JobScheduler {
 			}
 		}
 		return due;
-	}
-
-	private String limitClause() {
-		return DialectSql.limit(this.dialect, "?").substring(1);
 	}
 
 	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {

@@ -361,13 +361,12 @@ public final class WorkQueue {
 		try {
 			if (message.businessKey() == null && connection.getAutoCommit()) {
 				// one statement: it commits by itself, without a transaction's extra round trips
-				result = fenced(connection, false, message, "complete", sql, (statement) -> {
+				result = fenced(connection, message, "complete", sql, (statement) -> {
 				});
 			}
 			else {
-				boolean planned = connection.getAutoCommit(); // a transaction of its own is planned by inConnectionTransaction
 				result = Sql.inConnectionTransaction(connection, (transaction) -> {
-					FencedWrite written = fenced(transaction, planned, message, "complete", sql, (statement) -> {
+					FencedWrite written = fenced(transaction, message, "complete", sql, (statement) -> {
 					});
 					if (written.isApplied() && message.businessKey() != null) {
 						this.heads.leave(transaction, message.queue(), message.businessKey());
@@ -462,9 +461,8 @@ public final class WorkQueue {
 		Connection connection = obtain();
 		FencedWrite result;
 		try {
-			boolean planned = connection.getAutoCommit();
 			result = Sql.inConnectionTransaction(connection, (transaction) -> {
-				FencedWrite written = fenced(transaction, planned, message, "record a failure of",
+				FencedWrite written = fenced(transaction, message, "record a failure of",
 						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
 								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
 								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
@@ -514,7 +512,7 @@ public final class WorkQueue {
 		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
 		Connection connection = obtain();
 		try {
-			FencedWrite result = fenced(connection, false, message, "postpone",
+			FencedWrite result = fenced(connection, message, "postpone",
 					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
 							+ "available_at = " + this.time.nowPlusMillis() + " WHERE id = ? AND fence = ? AND state = "
 							+ "'IN_PROGRESS'",
@@ -559,7 +557,7 @@ public final class WorkQueue {
 		Objects.requireNonNull(message, "message must not be null");
 		Connection connection = obtain();
 		try {
-			return fenced(connection, false, message, "release",
+			return fenced(connection, message, "release",
 					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
 							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
 							+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
@@ -579,13 +577,12 @@ public final class WorkQueue {
 	}
 
 	/**
-	 * Writes to a claimed message only while the claim holds ({@code fence = ?}). Unless
-	 * {@code planned}, first plans the connection's transaction for actual parameters (e.g. the
-	 * handler's transaction); a transaction of {@link Sql#inConnectionTransaction}'s own is already.
+	 * Writes to a claimed message only while the claim holds ({@code fence = ?}), planned for its
+	 * actual parameters (e.g. in the handler's transaction; inside one of the library's own, already
+	 * planned, it changes nothing with pgjdbc and repeats the {@code SET LOCAL} with another driver).
 	 */
-	private FencedWrite fenced(Connection connection, boolean planned, QueueMessage message, String what, String sql,
-			Binder binder) {
-		try (Sql.Planning planning = planned ? Sql.Planning.NONE : Sql.planForActualParameters(connection);
+	private FencedWrite fenced(Connection connection, QueueMessage message, String what, String sql, Binder binder) {
+		try (Sql.Planning planning = Sql.planForActualParameters(connection);
 				PreparedStatement statement = connection.prepareStatement(sql)) {
 			binder.bind(statement);
 			int count = (int) sql.chars().filter((c) -> c == '?').count();
