@@ -7,7 +7,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import javax.sql.DataSource;
 
-/** What the database harnesses share: pools, the server version, waiting for a count. */
+/** What the database harnesses share: pools, the server version, plain statements, waiting for a count. */
 final class BenchSql {
 
 	private BenchSql() {
@@ -26,6 +26,18 @@ final class BenchSql {
 				ResultSet result = statement.executeQuery("SHOW server_version")) {
 			result.next();
 			return "PostgreSQL " + result.getString(1);
+		}
+	}
+
+	/**
+	 * Runs each statement on a connection of its own (auto-commit), e.g. {@code TRUNCATE} and
+	 * {@code CHECKPOINT} between scenarios, so that each starts from the same state.
+	 */
+	static void execute(DataSource dataSource, String... sql) throws Exception {
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			for (String each : sql) {
+				statement.execute(each);
+			}
 		}
 	}
 

@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 /**
  * Delivered messages per second of the {@link DeliveryGuard} with its {@link DeliveryDispatcher},
  * against a plain at-least-once outbox loop, in one JVM on one embedded PostgreSQL 17 (zonky
- * binaries, default settings: {@code fsync} and {@code synchronous_commit} on). The sender is
+ * binaries, {@code fsync} and {@code synchronous_commit} set on and read back). The sender is
  * trivial (counts), so the figures are the cost of the bookkeeping per message.
  * <p>
  * Each scenario stores N messages first, then starts the dispatchers and measures the time until
@@ -35,6 +35,8 @@ import javax.sql.DataSource;
  * <li>{@code guard x1}: one instance (one dispatcher thread, as each instance of the starter has);</li>
  * <li>{@code guard x1 t4}: one instance with four dispatcher threads ({@code polling.jdbc.delivery.threads=4});</li>
  * <li>{@code guard x2}: two instances, each its own pool and guard;</li>
+ * <li>{@code guard x1 batch10}, {@code guard x2 batch10}: the same with an idempotent destination
+ * with batched claims of 10 (a crash re-sends up to 10);</li>
  * <li>{@code outbox x2}: the common outbox loop on a table of its own, two threads: in one
  * transaction lock up to 10 pending rows ({@code FOR UPDATE SKIP LOCKED}), send them, mark them
  * delivered, commit. Cheaper, but a crash after a send and before the commit sends those rows again,
@@ -60,16 +62,17 @@ public final class DeliveryBenchmark {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 5_000;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
 		int sendMillis = (args.length > 2) ? Integer.parseInt(args[2]) : 0;
-		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
 			DataSource admin = postgres.getPostgresDatabase();
-			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
+			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
 				statement.execute("CREATE TABLE bench_outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, "
 						+ "state VARCHAR(16) NOT NULL, delivered_at TIMESTAMPTZ)");
 				statement.execute("CREATE INDEX bench_outbox_pending ON bench_outbox (id) WHERE state = 'PENDING'");
 			}
 			System.out.printf(Locale.ROOT, "Delivery benchmark: PostgreSQL embedded (zonky, %s), %d messages per round, "
-					+ "sender taking %d ms%n", BenchSql.version(admin), n, sendMillis);
+					+ "sender taking %d ms%n", BenchDatabases.postgresSettings(admin), n, sendMillis);
+			java.util.Map<String, List<Double>> rates = new java.util.LinkedHashMap<>();
 			List<HikariDataSource> pools = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 4));
@@ -78,22 +81,40 @@ public final class DeliveryBenchmark {
 				for (int round = 0; round <= rounds; round++) {
 					int size = (round == 0) ? Math.max(500, n / 10) : n;
 					String label = (round == 0) ? "warm-up" : "round " + round;
-					report(label, "guard x1", size, guard(pools, size, 1, 1, sendMillis));
-					report(label, "guard x1 t4", size, guard(pools, size, 1, 4, sendMillis));
-					report(label, "guard x2", size, guard(pools, size, 2, 1, sendMillis));
+					measure(rates, round, label, "guard x1", size, guard(pools, size, 1, 1, sendMillis, 1));
+					measure(rates, round, label, "guard x1 t4", size, guard(pools, size, 1, 4, sendMillis, 1));
+					measure(rates, round, label, "guard x2", size, guard(pools, size, 2, 1, sendMillis, 1));
+					measure(rates, round, label, "guard x1 batch10 (idempotent)", size, guard(pools, size, 1, 1, sendMillis, 10));
+					measure(rates, round, label, "guard x2 batch10 (idempotent)", size, guard(pools, size, 2, 1, sendMillis, 10));
 					if (sendMillis == 0) {
-						report(label, "outbox x2", size, outbox(pools, size, 2));
+						measure(rates, round, label, "outbox x2", size, outbox(pools, size, 2));
 					}
 				}
 			}
 			finally {
 				pools.forEach(HikariDataSource::close);
 			}
+			System.out.println("median (min - max) over " + rounds + " measured rounds, delivered per second:");
+			rates.forEach((scenario, values) -> {
+				List<Double> sorted = values.stream().sorted().toList();
+				double median = (sorted.size() % 2 == 1) ? sorted.get(sorted.size() / 2)
+						: (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+				System.out.printf(Locale.ROOT, "  %-30s %,8.0f (%,.0f - %,.0f)%n", scenario, median, sorted.get(0),
+						sorted.get(sorted.size() - 1));
+			});
 		}
 	}
 
-	private static Duration guard(List<HikariDataSource> pools, int n, int instances, int threads, int sendMillis)
-			throws Exception {
+	private static void measure(java.util.Map<String, List<Double>> rates, int round, String label, String scenario, int n,
+			Duration elapsed) {
+		report(label, scenario, n, elapsed);
+		if (round > 0) {
+			rates.computeIfAbsent(scenario, (key) -> new ArrayList<>()).add(n / (elapsed.toNanos() / 1e9));
+		}
+	}
+
+	private static Duration guard(List<HikariDataSource> pools, int n, int instances, int threads, int sendMillis,
+			int claimBatch) throws Exception {
 		String run = "r" + System.nanoTime();
 		LongAdder sent = new LongAdder();
 		DeliverySender sender = (delivery) -> {
@@ -127,7 +148,8 @@ public final class DeliveryBenchmark {
 		List<DeliveryDispatcher> dispatchers = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
 			DeliveryGuard guard = DeliveryGuard.builder(pools.get(i)).instanceId("instance-" + i)
-				.destination(DeliveryDestination.of(DESTINATION, sender))
+				.destination((claimBatch > 1) ? DeliveryDestination.idempotent(DESTINATION, sender).withBatchClaims(claimBatch)
+						: DeliveryDestination.of(DESTINATION, sender))
 				.listener(recorded)
 				.build();
 			dispatchers.add(new DeliveryDispatcher(guard, threads, 10, Duration.ofMillis(100), Duration.ofSeconds(30)));

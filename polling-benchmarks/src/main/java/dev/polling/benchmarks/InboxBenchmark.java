@@ -20,9 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 /**
- * Receipts per second of the {@link Inbox} on an embedded PostgreSQL 17 (default server settings,
- * so every commit is flushed to disk), with N threads (default 4), each holding one connection and
- * running every receipt in a transaction of its own that commits. Scenarios:
+ * Receipts per second of the {@link Inbox} on an embedded PostgreSQL 17 ({@code fsync} and
+ * {@code synchronous_commit} set on and printed as read back: every commit waits for its flush),
+ * with N threads (default 4), each holding one connection and running every receipt in a
+ * transaction of its own that commits. Scenarios:
  * <ol>
  * <li>{@code raw-insert}: a plain {@code INSERT} of a business row per transaction, no inbox (the
  * ceiling);</li>
@@ -47,9 +48,10 @@ public final class InboxBenchmark {
 		int threads = (args.length > 0) ? Integer.parseInt(args[0]) : 4;
 		Duration warmUp = Duration.ofSeconds((args.length > 1) ? Long.parseLong(args[1]) : 5);
 		Duration measured = Duration.ofSeconds((args.length > 2) ? Long.parseLong(args[2]) : 15);
-		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
 			DataSource dataSource = postgres.getPostgresDatabase();
-			Schema.create(dataSource, Dialect.POSTGRESQL, TableNames.defaults());
+			System.out.println("PostgreSQL embedded: " + BenchDatabases.postgresSettings(dataSource));
+			Schema.migrate(dataSource, Dialect.POSTGRESQL, TableNames.defaults());
 			try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 				statement.execute("CREATE TABLE IF NOT EXISTS business_row (message_key VARCHAR(255) PRIMARY KEY, "
 						+ "payload VARCHAR(100) NOT NULL)");

@@ -26,7 +26,8 @@ import dev.polling.jdbc.queue.QueueMessage;
 import dev.polling.jdbc.queue.WorkQueue;
 
 /**
- * Scheduled jobs under load on embedded PostgreSQL: {@code jobs} jobs due evenly over
+ * Scheduled jobs under load on embedded PostgreSQL ({@code fsync} and {@code synchronous_commit} on,
+ * printed as read back): {@code jobs} jobs due evenly over
  * {@code seconds}, three instances (a connection pool each) with workers claiming from the work
  * queue, one of them dispatching due jobs every 100 ms (the holder of the jobs cluster). The start
  * delay of a job is the time from its due time to the moment a worker starts it; the harness prints
@@ -44,14 +45,15 @@ public final class JobsBenchmark {
 	public static void main(String[] args) throws Exception {
 		int jobs = (args.length > 0) ? Integer.parseInt(args[0]) : 10_000;
 		int seconds = (args.length > 1) ? Integer.parseInt(args[1]) : 60;
-		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
+		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
 			String url = postgres.getJdbcUrl("postgres", "postgres");
+			System.out.println("PostgreSQL embedded: " + BenchDatabases.postgresSettings(postgres.getPostgresDatabase()));
 			List<HikariDataSource> pools = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
 				pools.add(pool(url));
 			}
 			try {
-				Schema.create(pools.get(0), Dialect.POSTGRESQL, TableNames.defaults());
+				Schema.migrate(pools.get(0), Dialect.POSTGRESQL, TableNames.defaults());
 				run(pools, jobs, seconds);
 			}
 			finally {

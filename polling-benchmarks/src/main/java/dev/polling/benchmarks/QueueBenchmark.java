@@ -6,6 +6,7 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.JdbcTransactions;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.queue.NewMessage;
@@ -18,30 +19,42 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 
 /**
  * Claimed+completed messages per second of the {@link WorkQueue} with its {@link QueueWorkers},
  * against db-scheduler executions per second, in one JVM on one embedded PostgreSQL 17 (zonky
- * binaries, default server settings: {@code fsync} and {@code synchronous_commit} on).
+ * binaries) with {@code fsync} and {@code synchronous_commit} on (read back from the server and
+ * printed), so every commit waits for its flush as in production.
  * <p>
  * Each scenario enqueues N messages (tasks) first, then starts two "instances" (each its own
- * connection pool of 8 and its own queue/scheduler object) with 4 worker threads each and a
- * trivial handler, and measures the time until the last one is done: rate = N / time. Scenarios:
+ * connection pool of 8 and its own queue/scheduler object) with 4 worker threads each, a 100 ms
+ * polling interval and a trivial handler, and measures the time until the last one is done:
+ * rate = N / time. Commits per message are counted by the server ({@code pg_stat_database}, the
+ * pools closed before reading so that every backend has reported). Scenarios:
  * <ol>
- * <li>{@code single-row}: claims of one message (batch size 1), no business keys;</li>
- * <li>{@code batched}: claims of 10 (the default), no business keys;</li>
- * <li>{@code per-key}: claims of 10, every message with one of 1,000 business keys (20 per key,
- * interleaved), so that per-key ordering is checked on every claim;</li>
- * <li>{@code db-scheduler}: one-time tasks of one trivial task type, due now, two schedulers with 4
- * threads each, lock-and-fetch polling (its {@code FOR UPDATE SKIP LOCKED} strategy on
- * PostgreSQL), 100 ms polling interval.</li>
+ * <li>{@code one-commit}: claims of 10, each completion committed on its own right after the handler
+ * (the plain-Java default);</li>
+ * <li>{@code one-commit-tx}: the same with a transaction runner ({@link JdbcTransactions}): handler
+ * and completion in one transaction per message, the path the Spring Boot starter takes;</li>
+ * <li>{@code per-key}: as {@code one-commit}, every message with one of 1,000 business keys (20 per
+ * key, interleaved), so that per-key ordering is checked on every claim;</li>
+ * <li>{@code batched-opt-in}: completions of all workers written in batches of up to 100
+ * ({@code batchCompletions(true)}, for idempotent handlers only; not like-for-like);</li>
+ * <li>{@code dbs(a,b)}: db-scheduler one-time tasks of one trivial task type, due now, two
+ * schedulers with 4 threads each, {@code pollUsingLockAndFetch(a, b)} (its {@code FOR UPDATE SKIP
+ * LOCKED} strategy on PostgreSQL) for (0.5, 1.0), (1.0, 4.0) and (2.0, 4.0).</li>
  * </ol>
- * A warm-up round of each scenario with N/10 messages runs first. Arguments (optional): N (default
- * 20000), rounds (default 2).
+ * Each scenario starts on empty tables (truncated) and its timed part right after a
+ * {@code CHECKPOINT}. A warm-up round of each scenario with N/10 messages runs first; then the measured rounds, and per
+ * scenario the median and the range. Arguments (optional): N (default 20000), rounds (default 3),
+ * scenarios to run (comma-separated names, default all), e.g. {@code 5000 2 one-commit-tx,dbs(2.0,4.0)}.
  */
 public final class QueueBenchmark {
 
@@ -49,115 +62,209 @@ public final class QueueBenchmark {
 
 	private static final int THREADS = 4;
 
+	private static final Duration POLL = Duration.ofMillis(100);
+
 	private QueueBenchmark() {
 	}
 
+	/** One way to process N messages; returns the time until the last is done. */
+	private interface Scenario {
+
+		Duration run(String url, int n) throws Exception;
+
+	}
+
 	/**
-	 * Runs the benchmark and prints one line per scenario and round.
+	 * Runs the benchmark and prints one line per scenario and round, then the summary.
 	 * @param args N, rounds
 	 * @throws Exception on failure
 	 */
 	public static void main(String[] args) throws Exception {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
-		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
-		try (EmbeddedPostgres postgres = EmbeddedPostgres.builder().start()) {
-			DataSource admin = postgres.getPostgresDatabase();
-			Schema.create(admin, Dialect.POSTGRESQL, TableNames.defaults());
-			createDbSchedulerTable(admin);
-			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL embedded (zonky, %s), %d instances x %d threads, "
-					+ "%d messages per round, trivial handlers%n", BenchSql.version(admin), INSTANCES, THREADS, n);
-			List<HikariDataSource> pools = new ArrayList<>();
-			for (int i = 0; i < INSTANCES + 1; i++) {
-				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 8));
+		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
+		Map<String, Scenario> scenarios = new LinkedHashMap<>();
+		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false));
+		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false));
+		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false));
+		scenarios.put("batched-opt-in", (url, size) -> queue(url, size, 0, false, true));
+		for (double[] setting : new double[][] { { 0.5, 1.0 }, { 1.0, 4.0 }, { 2.0, 4.0 } }) {
+			scenarios.put(String.format(Locale.ROOT, "dbs(%.1f,%.1f)", setting[0], setting[1]),
+					(url, size) -> dbScheduler(url, size, setting[0], setting[1]));
+		}
+		if (args.length > 2) {
+			List<String> chosen = List.of(args[2].split(",(?![^(]*\\))")); // commas outside the parentheses of dbs(a,b)
+			if (!scenarios.keySet().containsAll(chosen)) {
+				throw new IllegalArgumentException("Unknown scenario in '" + args[2] + "'; the scenarios are " + scenarios.keySet());
 			}
-			try {
-				for (int round = 0; round <= rounds; round++) {
-					int size = (round == 0) ? Math.max(1000, n / 10) : n;
-					String label = (round == 0) ? "warm-up" : "round " + round;
-					report(label, "single-row", size, queue(pools, size, 1, 0));
-					report(label, "batched", size, queue(pools, size, 10, 0));
-					report(label, "per-key", size, queue(pools, size, 10, 1000));
-					report(label, "db-scheduler", size, dbScheduler(pools, size));
+			scenarios.keySet().retainAll(chosen);
+		}
+		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
+			DataSource admin = postgres.getPostgresDatabase();
+			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
+			createDbSchedulerTable(admin);
+			String url = postgres.getJdbcUrl("postgres", "postgres");
+			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL embedded (zonky, %s), %d instances x %d threads, "
+					+ "pools of 8, poll interval %d ms, %d messages per round, %d rounds, trivial handlers%n",
+					BenchDatabases.postgresSettings(admin), INSTANCES, THREADS, POLL.toMillis(), n, rounds);
+			Map<String, List<Double>> rates = new LinkedHashMap<>();
+			Map<String, List<Double>> commits = new LinkedHashMap<>();
+			for (int round = 0; round <= rounds; round++) {
+				int size = (round == 0) ? Math.max(1000, n / 10) : n;
+				String label = (round == 0) ? "warm-up" : "round " + round;
+				for (Map.Entry<String, Scenario> scenario : scenarios.entrySet()) {
+					// every scenario on empty tables: no rows or dead tuples of the one before (ours keep DONE
+					// rows, db-scheduler deletes its), and no autovacuum of them under way while it runs
+					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
+					long before = commits(admin);
+					long walBefore = walBytes(admin);
+					Duration elapsed = scenario.getValue().run(url, size);
+					double perMessage = (commits(admin) - before) / (double) size;
+					double walPerMessage = (walBytes(admin) - walBefore) / (double) size;
+					double perSecond = size / (elapsed.toNanos() / 1e9);
+					System.out.printf(Locale.ROOT, "%-8s %-15s %,8d messages in %6.2f s = %,8.0f per second, %.2f commits per message, "
+							+ "%,.0f WAL bytes per message (enqueue included)%n", label, scenario.getKey(), size, elapsed.toNanos() / 1e9,
+							perSecond, perMessage, walPerMessage);
+					if (round > 0) {
+						rates.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perSecond);
+						commits.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perMessage);
+					}
 				}
 			}
-			finally {
-				pools.forEach(HikariDataSource::close);
+			System.out.println();
+			System.out.printf(Locale.ROOT, "%-15s %10s %21s %18s%n", "scenario", "median/s", "range/s", "commits/message");
+			for (String scenario : scenarios.keySet()) {
+				List<Double> r = rates.get(scenario);
+				System.out.printf(Locale.ROOT, "%-15s %,10.0f %,10.0f-%,-10.0f %18.2f%n", scenario, median(r), Collections.min(r),
+						Collections.max(r), median(commits.get(scenario)));
 			}
 		}
 	}
 
-	private static Duration queue(List<HikariDataSource> pools, int n, int batchSize, int keys) throws Exception {
+	private static double median(List<Double> values) {
+		List<Double> sorted = new ArrayList<>(values);
+		Collections.sort(sorted);
+		int size = sorted.size();
+		return (size % 2 == 1) ? sorted.get(size / 2) : (sorted.get(size / 2 - 1) + sorted.get(size / 2)) / 2;
+	}
+
+	/**
+	 * Transactions committed in the database so far. Callers close their pools first: a backend
+	 * reports its counts when it exits (or at least once a second while busy).
+	 */
+	/** The server's current WAL position in bytes. */
+	private static long walBytes(DataSource admin) throws Exception {
+		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	private static long commits(DataSource admin) throws Exception {
+		Thread.sleep(1200);
+		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions) throws Exception {
 		String name = "bench-" + System.nanoTime();
-		WorkQueue producer = WorkQueue.builder(pools.get(INSTANCES)).instanceId("producer").build();
-		List<NewMessage> batch = new ArrayList<>();
-		for (int i = 0; i < n; i++) {
-			batch.add(new NewMessage((keys > 0) ? "key-" + (i % keys) : null, "payload " + i));
-			if (batch.size() == 1000 || i == n - 1) {
-				producer.enqueueAll(name, batch);
-				batch.clear();
+		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
+			WorkQueue producer = WorkQueue.builder(producerPool).instanceId("producer").build();
+			List<NewMessage> batch = new ArrayList<>();
+			for (int i = 0; i < n; i++) {
+				batch.add(new NewMessage((keys > 0) ? "key-" + (i % keys) : null, "payload " + i));
+				if (batch.size() == 1000 || i == n - 1) {
+					producer.enqueueAll(name, batch);
+					batch.clear();
+				}
 			}
+			BenchSql.execute(producerPool, "CHECKPOINT"); // the timed part starts right after a checkpoint, as for db-scheduler
 		}
 		LongAdder done = new LongAdder();
+		List<HikariDataSource> pools = new ArrayList<>();
 		List<QueueWorkers> instances = new ArrayList<>();
 		for (int i = 0; i < INSTANCES; i++) {
-			WorkQueue queue = WorkQueue.builder(pools.get(i)).instanceId("instance-" + i).build();
-			instances.add(QueueWorkers.builder(queue).threads(THREADS).batchSize(batchSize)
-				.pollInterval(Duration.ofMillis(100))
-				.subscribe(name, (message) -> done.increment())
-				.build());
+			HikariDataSource pool = BenchSql.pool(url, 8);
+			pools.add(pool);
+			WorkQueue.Builder queue = WorkQueue.builder(pool).instanceId("instance-" + i);
+			JdbcTransactions tx = JdbcTransactions.of(pool);
+			if (transactions) {
+				queue.connections(tx);
+			}
+			QueueWorkers.Builder workers = QueueWorkers.builder(queue.build()).threads(THREADS).batchSize(10)
+				.pollInterval(POLL)
+				.batchCompletions(batchCompletions)
+				.subscribe(name, (message) -> done.increment());
+			if (transactions) {
+				workers.transactions(tx);
+			}
+			instances.add(workers.build());
 		}
-		long start = System.nanoTime();
-		instances.forEach(QueueWorkers::start);
-		while (done.sum() < n) {
-			Thread.sleep(5);
+		try {
+			long start = System.nanoTime();
+			instances.forEach(QueueWorkers::start);
+			while (done.sum() < n) {
+				Thread.sleep(5);
+			}
+			BenchSql.awaitCount(pools.get(0), "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name
+					+ "' AND state = 'DONE'", n);
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			instances.forEach((workers) -> workers.stop(Duration.ofSeconds(10)));
+			if (done.sum() != n) {
+				throw new IllegalStateException("handled " + done.sum() + " times for " + n + " messages");
+			}
+			return elapsed;
 		}
-		BenchSql.awaitCount(pools.get(INSTANCES), "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name
-				+ "' AND state = 'DONE'", n);
-		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-		instances.forEach((workers) -> workers.stop(Duration.ofSeconds(10)));
-		if (done.sum() != n) {
-			throw new IllegalStateException("handled " + done.sum() + " times for " + n + " messages");
+		finally {
+			pools.forEach(HikariDataSource::close);
 		}
-		return elapsed;
 	}
 
-	private static Duration dbScheduler(List<HikariDataSource> pools, int n) throws Exception {
+	private static Duration dbScheduler(String url, int n, double lowerLimit, double upperLimit) throws Exception {
 		LongAdder executed = new LongAdder();
 		OneTimeTask<Void> task = Tasks.oneTime("bench-" + System.nanoTime()).execute((instance, context) -> executed.increment());
-		Scheduler client = Scheduler.create(pools.get(INSTANCES), task).build();
-		Instant now = Instant.now();
-		List<TaskInstance<?>> instances = new ArrayList<>();
-		for (int i = 0; i < n; i++) {
-			instances.add(task.instance("i" + i));
-			if (instances.size() == 1000 || i == n - 1) {
-				client.scheduleBatch(instances, now);
-				instances.clear();
+		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
+			Scheduler client = Scheduler.create(producerPool, task).build();
+			Instant now = Instant.now();
+			List<TaskInstance<?>> instances = new ArrayList<>();
+			for (int i = 0; i < n; i++) {
+				instances.add(task.instance("i" + i));
+				if (instances.size() == 1000 || i == n - 1) {
+					client.scheduleBatch(instances, now);
+					instances.clear();
+				}
 			}
+			BenchSql.execute(producerPool, "CHECKPOINT");
 		}
+		List<HikariDataSource> pools = new ArrayList<>();
 		List<Scheduler> schedulers = new ArrayList<>();
 		for (int i = 0; i < INSTANCES; i++) {
-			schedulers.add(Scheduler.create(pools.get(i), task)
+			HikariDataSource pool = BenchSql.pool(url, 8);
+			pools.add(pool);
+			schedulers.add(Scheduler.create(pool, task)
 				.threads(THREADS)
-				.pollingInterval(Duration.ofMillis(100))
-				.pollUsingLockAndFetch(0.5, 1.0)
+				.pollingInterval(POLL)
+				.pollUsingLockAndFetch(lowerLimit, upperLimit)
 				.build());
 		}
-		long start = System.nanoTime();
-		schedulers.forEach(Scheduler::start);
-		while (executed.sum() < n) {
-			Thread.sleep(5);
+		try {
+			long start = System.nanoTime();
+			schedulers.forEach(Scheduler::start);
+			while (executed.sum() < n) {
+				Thread.sleep(5);
+			}
+			BenchSql.awaitCount(pools.get(0), "SELECT " + n + " - COUNT(*) FROM scheduled_tasks WHERE task_name = '"
+					+ task.getName() + "'", n);
+			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+			schedulers.forEach(Scheduler::stop);
+			return elapsed;
 		}
-		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-		BenchSql.awaitCount(pools.get(INSTANCES), "SELECT " + n + " - COUNT(*) FROM scheduled_tasks WHERE task_name = '"
-				+ task.getName() + "'", n);
-		schedulers.forEach(Scheduler::stop);
-		return elapsed;
-	}
-
-	private static void report(String round, String scenario, int n, Duration elapsed) {
-		double perSecond = n / (elapsed.toNanos() / 1e9);
-		System.out.printf(Locale.ROOT, "%-8s %-13s %,8d messages in %6.2f s = %,8.0f per second%n", round, scenario, n,
-				elapsed.toNanos() / 1e9, perSecond);
+		finally {
+			pools.forEach(HikariDataSource::close);
+		}
 	}
 
 	/** db-scheduler's table, written from its documented column list for PostgreSQL. */

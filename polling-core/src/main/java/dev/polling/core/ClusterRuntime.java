@@ -2,6 +2,9 @@ package dev.polling.core;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +37,9 @@ final class ClusterRuntime {
 	private final @Nullable CoordinatedCluster coordinated;
 
 	private final ReentrantLock decisionLock = new ReentrantLock();
+
+	/** The span of the decision under way, read and written under the decision lock only. */
+	private DecisionObserver.DecisionSpan span = DecisionObserver.DecisionSpan.NONE;
 
 	private final ReentrantLock cycleLock = new ReentrantLock();
 
@@ -118,15 +124,25 @@ final class ClusterRuntime {
 		long start = this.instance.time().nanoTime();
 		List<PeerObservation> observed = new ArrayList<>();
 		Decision decision;
+		DecisionObserver.DecisionSpan span = this.instance.events().decisionStarting(id());
 		this.decisionLock.lock();
 		try {
-			decision = decideLocked(start, observed);
+			this.span = span;
+			try {
+				decision = decideLocked(start, observed);
+			}
+			catch (RuntimeException ex) {
+				Events.failed(span, ex);
+				throw ex;
+			}
+			Events.ended(span, decision);
 			this.lastDecision = decision;
 			if (decision.reason() != Reason.LEFT_TO_LIGHTER_PEER) {
 				this.deferrals = 0;
 			}
 		}
 		finally {
+			this.span = DecisionObserver.DecisionSpan.NONE;
 			this.decisionLock.unlock();
 		}
 		afterDecision(decision, observed);
@@ -155,11 +171,53 @@ final class ClusterRuntime {
 	}
 
 	/**
+	 * The runtimes of the clusters, each with the peers it asks (all, or those its definition names)
+	 * and its coordinator if it has one; warns once about clusters that run standalone.
+	 */
+	static Map<String, ClusterRuntime> assemble(Collection<ClusterDefinition> definitions, Map<String, PeerDefinition> peers,
+			Map<String, ClusterCoordinator> coordinators, LocalInstance instance, @Nullable PeerDiscovery discovery,
+			List<ClusterDefinition> discovering) {
+		Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
+		for (ClusterDefinition cluster : definitions) {
+			List<PeerDefinition> clusterPeers = new ArrayList<>();
+			for (PeerDefinition peer : peers.values()) {
+				if (cluster.peerIds().isEmpty() || cluster.peerIds().contains(peer.id())) {
+					clusterPeers.add(peer);
+				}
+			}
+			ClusterCoordinator coordinator = coordinators.get(cluster.id());
+			PeerDiscovery clusterDiscovery = discovering.contains(cluster) ? discovery : null;
+			boolean stopSensitive = coordinator == null && (!clusterPeers.isEmpty() || clusterDiscovery != null);
+			runtimes.put(cluster.id(), new ClusterRuntime(cluster, instance, clusterPeers, coordinator, stopSensitive, clusterDiscovery));
+		}
+		List<String> standalone = runtimes.values().stream().filter(ClusterRuntime::isStandalone).map(ClusterRuntime::id).toList();
+		if (!standalone.isEmpty()) {
+			logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
+					+ "Configure the peers for a cluster of several instances.", standalone);
+		}
+		return Collections.unmodifiableMap(runtimes);
+	}
+
+	/** A snapshot for endpoints and health. */
+	ClusterStatus status() {
+		long elapsed = this.state.elapsedMillis();
+		long cycleNanos = this.state.cycleNanos();
+		TimeSource time = this.instance.time();
+		return new ClusterStatus(this.definition, this.state.isHolding(), this.state.isPaused(), isCycleRunning(),
+				(elapsed == Long.MAX_VALUE) ? null : time.now().minusMillis(elapsed),
+				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), lastDecision(),
+				this.survey.peers().stream().map(PeerDefinition::id).toList(), this.survey.lastObservations(),
+				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos));
+	}
+
+	/**
 	 * Asks the peers and remembers their answers for the policy.
 	 * @param peers the peers to ask: the current ones ({@link PeerSurvey#peers()}), the same list in both rounds of a decision
 	 */
 	List<PeerObservation> survey(List<PeerDefinition> peers, @Nullable List<PeerObservation> previous, List<PeerObservation> observed) {
-		List<PeerObservation> observations = this.survey.observe(peers, previous, observed);
+		// peer checks outside a decision (checkPeers) belong to no decision span
+		DecisionObserver.DecisionSpan current = this.decisionLock.isHeldByCurrentThread() ? this.span : DecisionObserver.DecisionSpan.NONE;
+		List<PeerObservation> observations = this.survey.observe(peers, previous, observed, current);
 		this.memory = this.memory.remember(observations, this.instance.time().nanoTime());
 		return observations;
 	}
@@ -211,7 +269,9 @@ final class ClusterRuntime {
 	<E extends Exception> Decision runIfGranted(PollingManager.CycleTask<E> task) throws E {
 		long start = this.instance.time().nanoTime();
 		if (!this.cycleLock.tryLock()) {
+			DecisionObserver.DecisionSpan span = this.instance.events().decisionStarting(id());
 			Decision refused = decision(Reason.LOCAL_CYCLE_RUNNING, List.of(), start);
+			Events.ended(span, refused);
 			this.lastDecision = refused;
 			afterDecision(refused, List.of());
 			return refused;

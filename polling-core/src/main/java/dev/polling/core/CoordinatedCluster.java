@@ -80,6 +80,13 @@ final class CoordinatedCluster {
 					observations, start);
 		}
 		state.release();
+		if (!claim.isUnavailable() && this.cluster.instance().settings().instanceId().equals(claim.holder())) {
+			// the store names this instance's id, but the coordinator did not grant it to this process
+			return this.cluster.decision(Reason.DUPLICATE_INSTANCE_ID, observations, start,
+					"the coordinator names this instance's id as holder, but this process did not take the cluster: another "
+							+ "process runs with the same instance id, or this instance held it before a restart (it takes over "
+							+ "after the failover period)");
+		}
 		return this.cluster.decision(claim.isUnavailable() ? Reason.COORDINATION_UNAVAILABLE : Reason.PEER_ACTIVE, observations, start);
 	}
 

@@ -3,6 +3,8 @@ package dev.polling.core;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,6 +115,43 @@ final class LocalInstance {
 	boolean justStopped() {
 		StopSource stops = this.stopSource;
 		return stops != null && stops.stoppedWithin(this.settings.peerTimeout().multipliedBy(3));
+	}
+
+	/** After the clusters were closed: shuts the coordinators down and closes the peer client if this instance owns it. */
+	void close(boolean ownsPeerClient) {
+		for (ClusterRuntime c : this.clusters) {
+			CoordinatedCluster coordinated = c.coordinated();
+			if (coordinated != null) {
+				coordinated.shutdown();
+			}
+		}
+		if (ownsPeerClient) {
+			this.peerClient.close();
+		}
+	}
+
+	/** Asks the peers of every cluster decided by its peers without deciding (see {@link PollingManager#checkPeers()}). */
+	Map<String, List<PeerObservation>> checkPeers() {
+		Map<String, List<PeerObservation>> result = new LinkedHashMap<>();
+		for (ClusterRuntime c : this.clusters) {
+			if (c.coordinated() == null && !c.survey().peers().isEmpty() && !c.state().isClosed()) {
+				result.put(c.id(), PeerDecider.checkPeers(c));
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * The stop detector of a manager, or null when no cluster is decided by its peers (a coordinator's
+	 * store, or standalone, is not misled by a stop of this JVM).
+	 * @param threshold the gap that counts as a stop, or null for {@link #stopThreshold(PollingSettings)}
+	 */
+	static @Nullable StopDetector stopDetector(PollingSettings settings, boolean noPeers, Set<String> clusters,
+			Set<String> coordinated, @Nullable Duration threshold, Runnable heartbeat) {
+		if (noPeers || coordinated.containsAll(clusters)) {
+			return null;
+		}
+		return new StopDetector((threshold != null) ? threshold : stopThreshold(settings), (gap) -> logStop(settings, gap), heartbeat);
 	}
 
 	/** How many clusters this instance holds. */

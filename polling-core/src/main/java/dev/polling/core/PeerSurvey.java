@@ -70,29 +70,49 @@ final class PeerSurvey {
 		return result;
 	}
 
+	/** Asks every current peer. */
+	List<PeerObservation> observe(List<PeerObservation> events) {
+		return observe(peers(), null, events, DecisionObserver.DecisionSpan.NONE);
+	}
+
 	/**
 	 * Asks the given peers, except those whose observation in {@code previous} (the same decision's
 	 * first round, of the same peers) was unknown; those keep their observation.
 	 * @param peers the peers to ask: {@link #peers()}, taken once per decision
 	 * @param events receives each new observation, for the listener (called after the decision)
 	 */
-	List<PeerObservation> observe(List<PeerDefinition> peers, @Nullable List<PeerObservation> previous, List<PeerObservation> events) {
+	List<PeerObservation> observe(List<PeerDefinition> peers, @Nullable List<PeerObservation> previous, List<PeerObservation> events,
+			DecisionObserver.DecisionSpan span) {
 		TimeSource time = this.self.time();
 		Duration timeout = this.self.settings().peerTimeout();
 		long deadline = time.nanoTime() + timeout.toNanos();
 		List<CompletableFuture<PeerObservation>> futures = new ArrayList<>(peers.size());
+		List<@Nullable RequestEnd> requests = new ArrayList<>(peers.size());
 		Set<String> selfPeers = this.self.selfPeers();
 		for (int i = 0; i < peers.size(); i++) {
 			PeerDefinition peer = peers.get(i);
 			if (previous != null && previous.get(i).state().isUnknown()) {
 				futures.add(CompletableFuture.completedFuture(previous.get(i)));
+				requests.add(null);
 			}
 			else if (selfPeers.contains(peer.id())) {
 				futures.add(CompletableFuture.completedFuture(new PeerObservation(peer.id(), peer.address(), PeerState.SELF,
 						PeerFault.NONE, this.self.settings().instanceId(), PeerObservation.NEVER, -1, Duration.ZERO, time.now(), null)));
+				requests.add(null);
 			}
 			else {
-				futures.add(this.self.peerClient().observe(peer, this.cluster, timeout));
+				RequestEnd request = new RequestEnd(Events.requestStarting(span, peer));
+				CompletableFuture<PeerObservation> future = this.self.peerClient().observe(peer, this.cluster, timeout);
+				if (request.span != DecisionObserver.PeerRequestSpan.NONE) {
+					// ended where the answer arrives, or below at the deadline, whichever comes first
+					future.whenComplete((o, failure) -> {
+						if (o != null) {
+							request.end(o);
+						}
+					});
+				}
+				futures.add(future);
+				requests.add(request);
 			}
 		}
 		List<PeerObservation> observations = new ArrayList<>(futures.size());
@@ -117,6 +137,10 @@ final class PeerSurvey {
 			catch (ExecutionException ex) {
 				o = PeerObservation.failed(peer, PeerState.ERROR, PeerFault.IO, timeout, time.now(), "peer client failed: " + ex.getCause());
 			}
+			RequestEnd request = requests.get(i);
+			if (request != null) {
+				request.end(o);
+			}
 			boolean reused = previous != null && previous.get(i) == o;
 			if (!reused) {
 				o = recognise(o);
@@ -128,6 +152,25 @@ final class PeerSurvey {
 			Thread.currentThread().interrupt();
 		}
 		return observations;
+	}
+
+	/** Ends a peer request's span once: where its answer arrived, or where the decision stopped waiting. */
+	private static final class RequestEnd {
+
+		final DecisionObserver.PeerRequestSpan span;
+
+		private final java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+
+		RequestEnd(DecisionObserver.PeerRequestSpan span) {
+			this.span = span;
+		}
+
+		void end(PeerObservation observation) {
+			if (this.span != DecisionObserver.PeerRequestSpan.NONE && this.ended.compareAndSet(false, true)) {
+				Events.requestEnded(this.span, observation);
+			}
+		}
+
 	}
 
 	private PeerObservation timedOut(PeerDefinition peer, Duration timeout) {

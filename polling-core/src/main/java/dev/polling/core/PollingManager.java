@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -52,11 +51,11 @@ public final class PollingManager implements AutoCloseable {
 
 	private final List<ObjectName> registeredMBeans = new ArrayList<>();
 
-	/** The peers from DNS, null when no DNS discovery is configured (or no cluster asks discovered peers). */
-	private final @Nullable PeerDiscovery discovery;
-
 	/** The stop detector, null when no cluster needs one or a simulated stop source replaces it. */
 	private final @Nullable StopDetector stopDetector;
+
+	/** The peers from DNS, null when no DNS discovery is configured (or no cluster asks discovered peers). */
+	private final @Nullable PeerDiscovery discovery;
 
 	private volatile boolean closed;
 
@@ -67,42 +66,22 @@ public final class PollingManager implements AutoCloseable {
 		List<ClusterDefinition> discovering = (builder.discovery == null) ? List.of() : builder.clusters.values().stream()
 			.filter((c) -> !builder.coordinators.containsKey(c.id()) && c.peerIds().isEmpty())
 			.toList();
-		boolean anyStopSensitive = (!this.peers.isEmpty() || !discovering.isEmpty())
-				&& builder.clusters.keySet().stream().anyMatch((id) -> !builder.coordinators.containsKey(id));
-		StopDetector stopDetector = (anyStopSensitive && builder.stopSource == null)
-				? new StopDetector(LocalInstance.stopThreshold(this.settings), (gap) -> LocalInstance.logStop(this.settings, gap),
-						this::heartbeat) : null;
+		StopDetector stopDetector = (builder.stopSource == null) ? LocalInstance.stopDetector(this.settings,
+				this.peers.isEmpty() && discovering.isEmpty(),
+				builder.clusters.keySet(), builder.coordinators.keySet(), builder.stopThreshold, this::heartbeat) : null;
 		this.stopDetector = stopDetector;
 		StopSource stopSource = (builder.stopSource != null) ? builder.stopSource : stopDetector;
 		try {
 			this.ownsPeerClient = builder.peerClient == null;
 			PeerClient peerClient = (builder.peerClient != null) ? builder.peerClient
 					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
-			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener), stopSource,
+			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener, builder.observer), stopSource,
 					builder.balanceClusters);
 			this.discovery = discovery(builder, discovering, this.instance);
-			Map<String, ClusterRuntime> runtimes = new LinkedHashMap<>();
-			for (ClusterDefinition cluster : builder.clusters.values()) {
-				List<PeerDefinition> clusterPeers = new ArrayList<>();
-				for (PeerDefinition peer : this.peers.values()) {
-					if (cluster.peerIds().isEmpty() || cluster.peerIds().contains(peer.id())) {
-						clusterPeers.add(peer);
-					}
-				}
-				ClusterCoordinator coordinator = builder.coordinators.get(cluster.id());
-				PeerDiscovery clusterDiscovery = discovering.contains(cluster) ? this.discovery : null;
-				boolean stopSensitive = coordinator == null && (!clusterPeers.isEmpty() || clusterDiscovery != null);
-				runtimes.put(cluster.id(), new ClusterRuntime(cluster, this.instance, clusterPeers, coordinator, stopSensitive,
-						clusterDiscovery));
-			}
-			this.clusters = Collections.unmodifiableMap(runtimes);
+			this.clusters = ClusterRuntime.assemble(builder.clusters.values(), this.peers, builder.coordinators, this.instance,
+					this.discovery, discovering);
 			this.instance.clusters(this.clusters.values());
 			this.mbeanServer = builder.mbeanServer;
-			List<String> standalone = this.clusters.values().stream().filter(ClusterRuntime::isStandalone).map(ClusterRuntime::id).toList();
-			if (!standalone.isEmpty()) {
-				logger.warn("No peers are configured for polling: this instance runs standalone and is granted every poll of {}. "
-						+ "Configure the peers for a cluster of several instances.", standalone);
-			}
 			if (this.mbeanServer != null) {
 				this.registeredMBeans.addAll(ClusterMBean.register(this.mbeanServer, this.settings, this.clusters.values()));
 			}
@@ -195,13 +174,7 @@ public final class PollingManager implements AutoCloseable {
 	 * @return the observations by cluster id (clusters without peers or with a coordinator are absent)
 	 */
 	public Map<String, List<PeerObservation>> checkPeers() {
-		Map<String, List<PeerObservation>> result = new LinkedHashMap<>();
-		for (ClusterRuntime c : this.clusters.values()) {
-			if (c.coordinated() == null && !c.survey().peers().isEmpty() && !c.state().isClosed()) {
-				result.put(c.id(), PeerDecider.checkPeers(c));
-			}
-		}
-		return result;
+		return this.instance.checkPeers();
 	}
 
 	/**
@@ -282,14 +255,7 @@ public final class PollingManager implements AutoCloseable {
 		if (this.discovery != null) {
 			this.discovery.close();
 		}
-		for (ClusterRuntime c : this.clusters.values()) {
-			if (c.coordinated() != null) {
-				c.coordinated().shutdown();
-			}
-		}
-		if (this.ownsPeerClient) {
-			this.instance.peerClient().close();
-		}
+		this.instance.close(this.ownsPeerClient);
 	}
 
 	// ---------------------------------------------------------------- status
@@ -330,15 +296,7 @@ public final class PollingManager implements AutoCloseable {
 
 	/** A snapshot of one cluster for endpoints and health. */
 	public ClusterStatus status(String clusterId) {
-		ClusterRuntime c = runtime(clusterId);
-		HoldState state = c.state();
-		long elapsed = state.elapsedMillis();
-		long cycleNanos = state.cycleNanos();
-		return new ClusterStatus(c.definition(), state.isHolding(), state.isPaused(), c.isCycleRunning(),
-				(elapsed == Long.MAX_VALUE) ? null : this.instance.time().now().minusMillis(elapsed),
-				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), c.lastDecision(),
-				c.survey().peers().stream().map(PeerDefinition::id).toList(), c.survey().lastObservations(),
-				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos));
+		return runtime(clusterId).status();
 	}
 
 	/** Snapshots of all clusters, in definition order. */
@@ -376,6 +334,8 @@ public final class PollingManager implements AutoCloseable {
 
 		private PollingListener listener = PollingListener.NONE;
 
+		private DecisionObserver observer = DecisionObserver.NONE;
+
 		private @Nullable MBeanServer mbeanServer;
 
 		private @Nullable PeerClient peerClient;
@@ -387,6 +347,8 @@ public final class PollingManager implements AutoCloseable {
 		private boolean balanceClusters;
 
 		private @Nullable StopSource stopSource;
+
+		private @Nullable Duration stopThreshold;
 
 		@Nullable DnsDiscovery discovery;
 
@@ -419,6 +381,16 @@ public final class PollingManager implements AutoCloseable {
 		/** For tests only: no discovery thread; the test resolves with {@link PollingManager#refreshDiscovery()}. */
 		Builder resolveInBackground(boolean resolveInBackground) {
 			this.resolveInBackground = resolveInBackground;
+			return this;
+		}
+
+		/**
+		 * For tests whose subject is not stop detection: a gap this long counts as a stop instead of
+		 * half the peer timeout, so that a starved test JVM (a loaded build machine) does not refuse
+		 * with STOPPED. Stops recorded by the test itself still count.
+		 */
+		Builder stopThreshold(Duration stopThreshold) {
+			this.stopThreshold = Objects.requireNonNull(stopThreshold, "stopThreshold must not be null");
 			return this;
 		}
 
@@ -496,6 +468,17 @@ public final class PollingManager implements AutoCloseable {
 
 		public Builder timeSource(TimeSource time) {
 			this.time = Objects.requireNonNull(time, "time source must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the observer called at the start and end of each decision and of each peer request
+		 * (for tracing and timing); none by default.
+		 * @param observer the observer
+		 * @return this builder
+		 */
+		public Builder observer(DecisionObserver observer) {
+			this.observer = Objects.requireNonNull(observer, "observer must not be null");
 			return this;
 		}
 

@@ -32,7 +32,7 @@ class AcquisitionInterleavingTest {
 	@BeforeEach
 	void start() {
 		this.peer = new SteppingPeer("p", CLUSTER);
-		this.manager = PollingManager.builder()
+		this.manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("a").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peer(this.peer.asPeer())
@@ -120,7 +120,7 @@ class AcquisitionInterleavingTest {
 	void listenersAreCalledAfterTheDecisionLockIsReleased() throws Exception {
 		CompletableFuture<Decision> nested = new CompletableFuture<>();
 		AtomicReference<PollingManager> self = new AtomicReference<>();
-		try (PollingManager listened = PollingManager.builder()
+		try (PollingManager listened = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("b").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peer(this.peer.asPeer())
@@ -155,7 +155,7 @@ class AcquisitionInterleavingTest {
 	@Test
 	void theSettleTimeIsWaitedOnTheInjectedClock() {
 		ManualTime time = new ManualTime();
-		try (PollingManager manual = PollingManager.builder()
+		try (PollingManager manual = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("c").withPeerTimeout(Duration.ofSeconds(2))
 				.withSettleTime(Duration.ofMillis(300)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))

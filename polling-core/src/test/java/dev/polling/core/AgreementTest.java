@@ -83,11 +83,11 @@ class AgreementTest {
 		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
 		PollingManager a = first.connect(peers, UnaryOperator.identity());
 		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
-		PollingManager b = second.connect(peers, (s) -> s.withPeerTimeout(Duration.ofMillis(800)));
+		PollingManager b = second.connect(peers, (s) -> s.withPeerTimeout(Duration.ofSeconds(3)));
 		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
 		Decision renewal = a.decide(CLUSTER);
 		assertThat(renewal.reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
-		assertThat(renewal.detail()).contains("peer-timeout=500ms").contains("peer-timeout=800ms");
+		assertThat(renewal.detail()).contains("peer-timeout=2000ms").contains("peer-timeout=3000ms");
 		assertThat(a.isHolding(CLUSTER)).isFalse();
 	}
 
@@ -97,8 +97,8 @@ class AgreementTest {
 		Instance second = start("b");
 		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
 		PollingManager a = first.connect(peers, UnaryOperator.identity());
-		PollingManager b = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId("b").withPeerTimeout(Duration.ofMillis(500)))
+		PollingManager b = TestBuilders.ignoringStarvation(PollingManager.builder())
+			.settings(PollingSettings.defaults().withInstanceId("b").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(600)))
 			.peers(peers)
 			.mbeanServer(second.server().mbeanServer())

@@ -43,7 +43,7 @@ class ClusterBalanceTest {
 
 	private PollingManager manager(Instance instance, boolean balance) {
 		List<PeerDefinition> peers = this.instances.stream().map(Instance::asPeer).toList();
-		PollingManager.Builder builder = PollingManager.builder()
+		PollingManager.Builder builder = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofSeconds(2)))
 			.peers(peers)
 			.timeSource(this.time)

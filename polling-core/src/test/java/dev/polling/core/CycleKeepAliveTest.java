@@ -40,8 +40,8 @@ class CycleKeepAliveTest {
 		List<PeerDefinition> peers = started.stream().map(Instance::asPeer).toList();
 		List<PollingManager> managers = new ArrayList<>();
 		for (Instance instance : started) {
-			managers.add(PollingManager.builder()
-				.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofMillis(500)))
+			managers.add(TestBuilders.ignoringStarvation(PollingManager.builder())
+				.settings(PollingSettings.defaults().withInstanceId(instance.id()).withPeerTimeout(Duration.ofSeconds(2)))
 				.cluster(cluster.apply(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10))))
 				.peers(peers)
 				.mbeanServer(instance.server().mbeanServer())

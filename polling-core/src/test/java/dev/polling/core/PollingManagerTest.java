@@ -261,7 +261,8 @@ class PollingManagerTest {
 	 */
 	@Test
 	void aStopVoidsTheHoldAndTheResumedInstanceDoesNotAcquireRightAfterIt() throws Exception {
-		List<PollingManager> m = cluster(2, (s) -> s.withPeerTimeout(Duration.ofMillis(500)));
+		long peerTimeoutMillis = 1500; // 500 ms let a starved machine refuse the later decision as too slow
+		List<PollingManager> m = cluster(2, (s) -> s.withPeerTimeout(Duration.ofMillis(peerTimeoutMillis)));
 		PollingManager a = m.get(0);
 		PollingManager b = m.get(1);
 		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
@@ -278,7 +279,7 @@ class PollingManagerTest {
 
 		blockPeer(1); // b does not answer: unknown, which proceed counts as idle
 		assertThat(a.decide(CLUSTER).reason()).as("right after the stop").isEqualTo(Reason.STOPPED);
-		long graceMillis = 3 * 500;
+		long graceMillis = 3 * peerTimeoutMillis;
 		Thread.sleep(Math.max(0, graceMillis + 50 - (System.nanoTime() - stoppedAt) / 1_000_000));
 		assertThat(a.decide(CLUSTER).reason()).as("three peer timeouts later, proceed applies again")
 			.isEqualTo(Reason.NO_ACTIVE_PEER);
@@ -317,7 +318,7 @@ class PollingManagerTest {
 
 	@Test
 	void runsStandaloneWithoutPeers() {
-		try (PollingManager manager = PollingManager.builder()
+		try (PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults())
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.build()) {
@@ -330,7 +331,7 @@ class PollingManagerTest {
 
 	@Test
 	void failsFastOnAnUnknownClusterListingTheKnownIds() {
-		try (PollingManager manager = PollingManager.builder()
+		try (PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.cluster(ClusterDefinition.of("POSTFACH1_CLUSTER", Duration.ofSeconds(10)))
 			.cluster(ClusterDefinition.of("POSTFACH2_CLUSTER", Duration.ofSeconds(10)))
 			.build()) {

@@ -1,12 +1,15 @@
 package dev.polling.boot;
 
-/**
- * A polling property has a value that cannot work. The message names the property, the value
- * (never a password) and the fix; {@link PollingFailureAnalyzer} shows it at startup.
- */
-public class InvalidPollingConfigurationException extends IllegalStateException {
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
-	private final String property;
+/**
+ * A polling property has a value that cannot work with the rest of the application (an SSL bundle
+ * that does not exist, database coordination without a DataSource, a port already in use); mistakes
+ * in the values themselves are reported when the properties are bound. The message names the
+ * property, the value (never a password) and the fix; Spring Boot's failure analysis shows it with
+ * the origin (file and line) of the property.
+ */
+public class InvalidPollingConfigurationException extends InvalidConfigurationPropertyValueException {
 
 	private final String value;
 
@@ -22,17 +25,21 @@ public class InvalidPollingConfigurationException extends IllegalStateException 
 	 * @param fix what to do
 	 */
 	public InvalidPollingConfigurationException(String property, String value, String problem, String fix) {
-		super("Invalid polling configuration: " + property + " = " + value + ": " + problem + ". Fix: " + fix);
-		this.property = property;
+		super(property, value, problem + ". Fix: " + fix);
 		this.value = value;
 		this.problem = problem;
 		this.fix = fix;
 	}
 
+	/**
+	 * The property, as the user wrote it.
+	 * @return the full name
+	 */
 	public String getProperty() {
-		return this.property;
+		return getName();
 	}
 
+	@Override
 	public String getValue() {
 		return this.value;
 	}

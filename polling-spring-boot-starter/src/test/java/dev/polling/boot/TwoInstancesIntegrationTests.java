@@ -74,8 +74,7 @@ class TwoInstancesIntegrationTests {
 		instances.put("b", b);
 
 		// exactly one holder, seen through the endpoint
-		await().atMost(Duration.ofSeconds(20)).until(() -> holders(instances).size() == 1);
-		String holderId = holders(instances).get(0);
+		String holderId = await().atMost(Duration.ofSeconds(20)).until(() -> holders(instances), (h) -> h.size() == 1).get(0);
 		String standbyId = holderId.equals("a") ? "b" : "a";
 		ConfigurableApplicationContext holder = instances.get(holderId);
 		ConfigurableApplicationContext standby = instances.get(standbyId);
@@ -92,7 +91,13 @@ class TwoInstancesIntegrationTests {
 		assertThat(holderCluster.get("holder").get("kind").asString()).isEqualTo("this-instance");
 		assertThat(peerState(standbyCluster, holderId)).isEqualTo("answered");
 		assertThat(context(holder).counts()).isPositive();
-		assertThat(context(standby).counts()).isZero();
+		// Start-up is outside the guarantee (a peer whose server is not listening yet counts as gone, so on
+		// a loaded machine the standby may have polled once before the holder was up): from now on it
+		// does not poll while it keeps being refused.
+		int standbyCyclesAfterStart = context(standby).counts();
+		double refusedSoFar = decisions(standby.getBean(MeterRegistry.class), "refused");
+		await().atMost(Duration.ofSeconds(10)).until(() -> decisions(standby.getBean(MeterRegistry.class), "refused") >= refusedSoFar + 2);
+		assertThat(context(standby).counts()).isEqualTo(standbyCyclesAfterStart);
 
 		// health: UP on both, with holding details
 		JsonNode holderHealth = get(holder, "/actuator/health/polling");
@@ -128,10 +133,10 @@ class TwoInstancesIntegrationTests {
 		assertThat(paused.statusCode()).isEqualTo(200);
 		assertThat(this.json.readTree(paused.body()).get("paused").asBoolean()).isTrue();
 		long pausedAt = System.nanoTime();
-		await().atMost(Duration.ofMillis(2500)).pollInterval(Duration.ofMillis(20))
+		await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(20))
 			.until(() -> standby.getBean(PollingManager.class).isHolding(CLUSTER));
 		long handoverMillis = (System.nanoTime() - pausedAt) / 1_000_000;
-		assertThat(handoverMillis).isLessThan(2500);
+		assertThat(handoverMillis).as("one tick and a decision; the margin absorbs a starved CI machine").isLessThan(6000);
 		assertThat(holders(instances)).containsExactly(standbyId);
 		assertThat(standbyMeters.get(PollingMetrics.TAKEOVERS).tag("cluster", CLUSTER).counter().count()).isEqualTo(1);
 		assertThat(get(holder, "/actuator/health/polling").get("components").get(CLUSTER).get("details").get("paused").asBoolean())
@@ -157,7 +162,7 @@ class TwoInstancesIntegrationTests {
 
 		// no password anywhere
 		for (ConfigurableApplicationContext context : this.contexts) {
-			assertThat(getBody(context, "/actuator/polling")).doesNotContain(PASSWORD).contains("\"username\":\"polling\"");
+			assertThat(getBody(context, "/actuator/polling")).doesNotContain(PASSWORD).contains("\"username\":\"******\"");
 			assertThat(getBody(context, "/actuator/health")).doesNotContain(PASSWORD);
 		}
 		assertThat(output.getAll()).contains("now holds cluster").doesNotContain(PASSWORD);
@@ -203,7 +208,11 @@ class TwoInstancesIntegrationTests {
 		List<String> all = new ArrayList<>(List.of("spring.application.name=instance-" + id, "server.port=0",
 				"server.address=127.0.0.1", "spring.main.banner-mode=off",
 				"management.endpoints.web.exposure.include=polling,health", "management.endpoint.health.show-details=always",
-				"polling.instance-id=" + id, "polling.peer-timeout=2s", "polling.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
+				"polling.instance-id=" + id,
+				// both instances share this JVM: with 2 s, a 1 s stall of a loaded CI machine made both detect a stop
+				// of their JVM and let go (by design) in the middle of the test; 4 s puts that threshold at 2 s (the
+				// most the clusters' 10 s wait time allows: below half of it)
+				"polling.peer-timeout=4s", "polling.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
 				"polling.jmx.server.port=" + ownJmxPort));
 		all.addAll(List.of(properties));
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)

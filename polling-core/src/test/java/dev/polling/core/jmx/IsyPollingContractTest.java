@@ -26,6 +26,7 @@ import dev.polling.core.Decision.Reason;
 import dev.polling.core.PeerObservation;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.test.Instance;
 
@@ -79,7 +80,7 @@ class IsyPollingContractTest {
 	@Test
 	void keepsIsyPollingsAttributesOutOfTheNativeMBean() throws Exception {
 		MBeanServer mbeanServer = MBeanServerFactory.newMBeanServer();
-		PollingManager manager = PollingManager.builder()
+		PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("ours"))
 			.cluster(CLUSTER)
 			.mbeanServer(mbeanServer)
@@ -158,10 +159,10 @@ class IsyPollingContractTest {
 	}
 
 	private PollingManager manager(MBeanServer mbeanServer, List<dev.polling.core.PeerDefinition> peers) {
-		PollingManager manager = PollingManager.builder()
+		PollingManager manager = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults()
 				.withInstanceId("ours")
-				.withPeerTimeout(Duration.ofMillis(500))
+				.withPeerTimeout(Duration.ofSeconds(4)) // a cold JVM's first JMX read on a starved CI machine took over 500 ms
 				.withJmxDomain("de.bund.bva.test")
 				.withJmxContract(JmxContract.ISY_POLLING))
 			.cluster(CLUSTER)

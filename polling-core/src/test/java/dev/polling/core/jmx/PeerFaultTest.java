@@ -19,6 +19,7 @@ import dev.polling.core.PeerObservation;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.test.FaultyPeers;
 import dev.polling.core.test.FaultyPeers.Gate;
 import dev.polling.core.test.Instance;
@@ -30,6 +31,9 @@ import dev.polling.core.test.Instance;
 class PeerFaultTest {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+	/** For peers that answer at once (refusal, wrong protocol, an error): a starved CI machine must not turn them into timeouts. */
+	private static final Duration ANSWERING_TIMEOUT = Duration.ofSeconds(4); // under half the wait time
 
 	private static final String CLUSTER = Instance.CLUSTER;
 
@@ -55,7 +59,7 @@ class PeerFaultTest {
 
 	@Test
 	void classifiesARefusedConnectionAsGoneAndGrants() {
-		Decision decision = decideAgainst(PeerDefinition.of("gone", "127.0.0.1", this.faulty.refusingPort()));
+		Decision decision = decideAgainstAnswering(PeerDefinition.of("gone", "127.0.0.1", this.faulty.refusingPort()));
 		assertPeer(decision, PeerState.REFUSED, PeerFault.CONNECTION_REFUSED);
 		assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
@@ -67,7 +71,7 @@ class PeerFaultTest {
 	 */
 	@Test
 	void classifiesAnHttpPortAsNotJmxAndDoesNotAcquire() {
-		Decision decision = decideAgainst(PeerDefinition.of("web", "127.0.0.1", this.faulty.httpPort()));
+		Decision decision = decideAgainstAnswering(PeerDefinition.of("web", "127.0.0.1", this.faulty.httpPort()));
 		assertPeer(decision, PeerState.ERROR, PeerFault.NOT_JMX);
 		assertThat(decision.reason()).isEqualTo(Reason.PEER_MISCONFIGURED);
 		assertThat(decision.detail()).contains("not as a JMX server");
@@ -87,7 +91,7 @@ class PeerFaultTest {
 
 	@Test
 	void classifiesAnUnknownHostAsAConfigurationFaultAndDoesNotAcquire() {
-		Decision decision = decideAgainst(PeerDefinition.of("typo", "no-such-host.invalid", 9010));
+		Decision decision = decideAgainstAnswering(PeerDefinition.of("typo", "no-such-host.invalid", 9010));
 		assertPeer(decision, PeerState.ERROR, PeerFault.UNKNOWN_HOST);
 		assertThat(decision.reason()).isEqualTo(Reason.PEER_MISCONFIGURED);
 	}
@@ -96,14 +100,14 @@ class PeerFaultTest {
 	void classifiesAPeerThatAcceptsButNeverAnswersAsUnresponsive() {
 		Decision decision = decideAgainst(PeerDefinition.of("hung", "127.0.0.1", this.faulty.hungPort()));
 		assertPeer(decision, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
-		assertThat(decision.isGranted()).isTrue();
+		assertGrantedByProceed(decision);
 	}
 
 	@Test
 	void classifiesABlackholedPeerAsUnresponsive() {
 		Decision decision = decideAgainst(PeerDefinition.of("blackholed", "127.0.0.1", this.faulty.blackholedPort()));
 		assertPeer(decision, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
-		assertThat(decision.isGranted()).isTrue();
+		assertGrantedByProceed(decision);
 	}
 
 	@Test
@@ -114,14 +118,14 @@ class PeerFaultTest {
 		assertPeer(first, PeerState.UNRESPONSIVE, PeerFault.TIMEOUT);
 		// the first read gives up at the peer timeout (not the server's 30 s call timeout): the next
 		// decision finds it still winding up (STILL_PENDING) or asks again and times out again
-		Decision second = timed(() -> this.manager.decide(CLUSTER));
+		Decision second = timed(TIMEOUT, () -> this.manager.decide(CLUSTER));
 		assertPeer(second, PeerState.UNRESPONSIVE, PeerFault.STILL_PENDING, PeerFault.TIMEOUT);
 	}
 
 	@Test
 	void classifiesWrongCredentialsAsErrorWithoutShowingThePassword() throws Exception {
 		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0).withCredentials("poller", "right-secret"));
-		Decision decision = decideAgainst(
+		Decision decision = decideAgainstAnswering(
 				PeerDefinition.of("locked", "127.0.0.1", this.server.port()).withCredentials("poller", "wrong-secret"));
 		assertPeer(decision, PeerState.ERROR, PeerFault.AUTHENTICATION);
 		assertThat(decision.peers().get(0).detail()).doesNotContain("wrong-secret").doesNotContain("right-secret");
@@ -133,7 +137,7 @@ class PeerFaultTest {
 	void acceptsTheRightCredentials() throws Exception {
 		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0).withCredentials("poller", "right-secret"));
 		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.WrongType(), JmxNames.clusterName("dev.polling", "OTHER"));
-		Decision decision = decideAgainst(
+		Decision decision = decideAgainstAnswering(
 				PeerDefinition.of("locked", "127.0.0.1", this.server.port()).withCredentials("poller", "right-secret"));
 		assertPeer(decision, PeerState.ERROR, PeerFault.MISSING_MBEAN);
 	}
@@ -141,16 +145,16 @@ class PeerFaultTest {
 	@Test
 	void classifiesAMissingMBeanAsError() throws Exception {
 		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
-		Decision decision = decideAgainst(PeerDefinition.of("empty", "127.0.0.1", this.server.port()));
+		Decision decision = decideAgainstAnswering(PeerDefinition.of("empty", "127.0.0.1", this.server.port()));
 		assertPeer(decision, PeerState.ERROR, PeerFault.MISSING_MBEAN);
-		assertThat(decision.isGranted()).isTrue();
+		assertGrantedByProceed(decision);
 	}
 
 	@Test
 	void classifiesAWrongAttributeTypeAsBadResponse() throws Exception {
 		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
 		this.server.mbeanServer().registerMBean(new FakeClusterMBeans.WrongType(), JmxNames.clusterName("dev.polling", CLUSTER));
-		Decision decision = decideAgainst(PeerDefinition.of("odd", "127.0.0.1", this.server.port()));
+		Decision decision = decideAgainstAnswering(PeerDefinition.of("odd", "127.0.0.1", this.server.port()));
 		assertPeer(decision, PeerState.ERROR, PeerFault.BAD_RESPONSE);
 		assertThat(decision.peers().get(0).detail()).contains("String");
 	}
@@ -192,24 +196,43 @@ class PeerFaultTest {
 		}
 	}
 
+	/**
+	 * Proceed counts an unresponsive peer as idle, so the decision grants; a starved machine may take
+	 * longer than two peer timeouts from the first round to the grant, which is refused as too slow
+	 * (the safe side) and granted at a later decision.
+	 */
+	private void assertGrantedByProceed(Decision first) {
+		Decision decision = first;
+		for (int i = 0; i < 5 && decision.reason() == Reason.DECISION_TOO_SLOW; i++) {
+			decision = this.manager.decide(CLUSTER);
+		}
+		assertThat(decision.isGranted()).as(decision.toString()).isTrue();
+	}
+
 	private Decision decideAgainst(PeerDefinition peer) {
 		this.manager = manager(peer, TIMEOUT);
-		return timed(() -> this.manager.decide(CLUSTER));
+		return timed(TIMEOUT, () -> this.manager.decide(CLUSTER));
+	}
+
+	private Decision decideAgainstAnswering(PeerDefinition peer) {
+		this.manager = manager(peer, ANSWERING_TIMEOUT);
+		return timed(ANSWERING_TIMEOUT, () -> this.manager.decide(CLUSTER));
 	}
 
 	private PollingManager manager(PeerDefinition peer, Duration timeout) {
-		return PollingManager.builder()
+		return TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("me").withPeerTimeout(timeout))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peers(List.of(peer))
 			.build();
 	}
 
-	private static Decision timed(java.util.function.Supplier<Decision> decide) {
+	private static Decision timed(Duration timeout, java.util.function.Supplier<Decision> decide) {
 		long start = System.nanoTime();
 		Decision decision = decide.get();
 		Duration took = Duration.ofNanos(System.nanoTime() - start);
-		assertThat(took).isLessThan(TIMEOUT.plusMillis(200));
+		// bounded by the peer timeout, not by the 60 s a connect to a hung peer takes; the margin absorbs a loaded machine
+		assertThat(took).isLessThan(timeout.plusSeconds(5));
 		return decision;
 	}
 

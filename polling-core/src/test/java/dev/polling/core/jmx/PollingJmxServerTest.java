@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PollingManager;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.PollingSettings;
 
 class PollingJmxServerTest {
@@ -99,7 +100,7 @@ class PollingJmxServerTest {
 	}
 
 	private static PollingManager manager(PollingJmxServer server) {
-		return PollingManager.builder()
+		return TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("node-1"))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.mbeanServer(server.mbeanServer())

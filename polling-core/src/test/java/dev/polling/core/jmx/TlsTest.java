@@ -21,6 +21,7 @@ import dev.polling.core.PeerDefinition;
 import dev.polling.core.PeerFault;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.jmx.PollingJmxServer.ServerTls;
 import dev.polling.core.test.TestCertificates;
@@ -95,7 +96,7 @@ class TlsTest {
 		PollingJmxServer peer = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
 				new ServerTls(TestCertificates.context(server, client), requireClientAuth));
 		this.closeables.add(peer);
-		PollingManager holder = PollingManager.builder()
+		PollingManager holder = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("holder"))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.mbeanServer(peer.mbeanServer())
@@ -106,7 +107,7 @@ class TlsTest {
 	}
 
 	private Decision decide(PollingJmxServer peer, SSLContext tls) {
-		PollingManager.Builder builder = PollingManager.builder()
+		PollingManager.Builder builder = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("me").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peer(PeerDefinition.of("peer", "127.0.0.1", peer.port()));

@@ -10,6 +10,7 @@ import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
 
@@ -61,8 +62,8 @@ public final class Instance implements AutoCloseable {
 	/** As {@link #connect(List, UnaryOperator)}, with a last word on the builder (time source, listener). */
 	public PollingManager connect(List<PeerDefinition> peers, UnaryOperator<PollingSettings> settings,
 			UnaryOperator<PollingManager.Builder> customizer) {
-		PollingSettings base = PollingSettings.defaults().withInstanceId(this.instanceId).withPeerTimeout(Duration.ofMillis(500));
-		this.manager = customizer.apply(PollingManager.builder()
+		PollingSettings base = PollingSettings.defaults().withInstanceId(this.instanceId).withPeerTimeout(Duration.ofSeconds(2)); // a first JMX connect in a cold JVM on a loaded 2-core machine took over 500 ms
+		this.manager = customizer.apply(TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(settings.apply(base))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
 			.peers(peers)

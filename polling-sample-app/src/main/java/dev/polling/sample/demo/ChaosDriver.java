@@ -183,6 +183,13 @@ public final class ChaosDriver {
 	/** Samples in which two answering instances held one JMX cluster; the same for FOLLOW_UPS. */
 	private int twoHolderSamples;
 
+	/**
+	 * Samples with two holders of a JMX cluster where a holder's last decision had no answer from the
+	 * other within the peer timeout: not "instances that can reach each other", so outside the
+	 * guarantee (under proceed such a peer counts as gone); reported, not part of the verdict.
+	 */
+	private int unreachableTwoHolderSamples;
+
 	private int followUpTwoHolderSamples;
 
 	private final Map<Instance, Long> frozenUntil = new HashMap<>();
@@ -572,6 +579,9 @@ public final class ChaosDriver {
 					this.demo.say("TWO HOLDERS of %s: %s", cluster, held);
 				}
 				open.samples++;
+				if (open.unreachable == null && !cluster.equals(DemoDriver.JOBS_CLUSTER)) {
+					open.unreachable = unreachable(sample, cluster, held);
+				}
 				open.endNanos = now;
 				open.endEpochMillis = System.currentTimeMillis();
 			}
@@ -581,8 +591,49 @@ public final class ChaosDriver {
 			}
 		}
 		if (twoJmx) {
-			this.twoHolderSamples++;
+			if (unreachablePair(sample) != null) {
+				this.unreachableTwoHolderSamples++;
+			}
+			else {
+				this.twoHolderSamples++;
+			}
 		}
+	}
+
+	/** The first JMX cluster of the sample whose holders do not all reach each other, as text, or null. */
+	private static String unreachablePair(Sample sample) {
+		for (String cluster : SAMPLED) {
+			List<String> held = sample.holders().get(cluster);
+			if (held.size() > 1 && !cluster.equals(DemoDriver.JOBS_CLUSTER)) {
+				String unreachable = unreachable(sample, cluster, held);
+				if (unreachable == null) {
+					return null; // one cluster with two holders that reach each other decides the sample
+				}
+				return unreachable;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Whether a holder's last decision of the cluster got no answer from another holder (unresponsive,
+	 * error or refused): e.g. "instance-1 saw instance-2 unresponsive/timeout"; null when every holder
+	 * answered every other one.
+	 */
+	private static String unreachable(Sample sample, String cluster, List<String> holders) {
+		for (String holder : holders) {
+			for (JsonNode peer : sample.cluster(holder, cluster).path("peers")) {
+				String id = peer.path("id").asString("");
+				// the tick clusters ask the same instances through peer entries of their own: tick-2 is instance-2
+				String instance = id.startsWith("tick-") ? "instance-" + id.substring("tick-".length()) : id;
+				String state = peer.path("state").asString("").toLowerCase(Locale.ROOT);
+				if (!instance.equals(holder) && holders.contains(instance) && !state.equals("answered") && !state.equals("self")) {
+					return holder + " saw " + id + " (" + instance + ") " + state
+							+ (peer.path("fault").isString() ? "/" + peer.path("fault").asString() : "");
+				}
+			}
+		}
+		return null;
 	}
 
 	/** Notes release reasons, and classifies every change of a JMX cluster's holder. */
@@ -1422,13 +1473,16 @@ public final class ChaosDriver {
 			}
 		}
 		long jmxPeriods = this.twoHolderPeriods.stream().filter((p) -> !p.cluster.equals(DemoDriver.JOBS_CLUSTER)).count();
-		lines.add(String.format(Locale.ROOT, "  samples with two holders of a JMX cluster %5d   (%d periods)", this.twoHolderSamples, jmxPeriods));
+		lines.add(String.format(Locale.ROOT, "  samples with two holders of a JMX cluster %5d   (%d periods; among instances that reach each other)",
+				this.twoHolderSamples, jmxPeriods));
+		lines.add(String.format(Locale.ROOT, "  samples with two holders not reaching each other %5d   (a holder had no answer from the other "
+				+ "within the peer timeout: outside the guarantee; not part of the verdict)", this.unreachableTwoHolderSamples));
 		lines.add(String.format(Locale.ROOT, "  samples with two holders of FOLLOW_UPS    %5d   (coordinated through the database; not part of the verdict)",
 				this.followUpTwoHolderSamples));
 		for (TwoHolders period : this.twoHolderPeriods) {
-			lines.add(String.format(Locale.ROOT, "  [%6.1fs] %s held by %s for %d samples (%.1f s); %s; %s", seconds(period.startNanos),
+			lines.add(String.format(Locale.ROOT, "  [%6.1fs] %s held by %s for %d samples (%.1f s); %s; %s%s", seconds(period.startNanos),
 					period.cluster, period.holders, period.samples, (period.endNanos - period.startNanos) / 1e9 + SAMPLE_MILLIS / 1000.0,
-					cause(period), activity(period)));
+					cause(period), activity(period), (period.unreachable != null) ? "; not reaching each other: " + period.unreachable : ""));
 		}
 		return lines;
 	}
@@ -1526,12 +1580,13 @@ public final class ChaosDriver {
 		String figures = String.format(Locale.ROOT,
 				"policy=%s seed=%d sent=%d processed=%d lost=%d duplicate-rows=%d duplicate-fetches=%d confirmations=%d "
 						+ "duplicate-confirmations=%d follow-ups=%d duplicate-follow-ups=%d faults=%d phases=%d/3 "
-						+ "two-holder-samples=%d (%d periods) takeovers-without-fault=%d tick-reconnects=%d no-holder=%.1fs",
+						+ "two-holder-samples=%d (%d periods) unreachable-two-holder-samples=%d takeovers-without-fault=%d "
+						+ "tick-reconnects=%d no-holder=%.1fs",
 				this.policy, this.seed, report.sent(), report.processed(), report.lost(), report.duplicateRows(),
 				report.duplicateFetches(), report.confirmations().confirmed(), report.confirmations().duplicates(),
 				report.followUps().checked(), report.followUps().duplicates(), this.faults.size(),
 				this.phases.stream().filter((p) -> p.failure == null && p.endNanos != 0).count(), this.twoHolderSamples, jmxPeriods,
-				withoutFault, this.tickReconnects, noHolder / 1e9);
+				this.unreachableTwoHolderSamples, withoutFault, this.tickReconnects, noHolder / 1e9);
 		if (ok) {
 			return "chaos: OK " + figures;
 		}
@@ -1619,6 +1674,9 @@ public final class ChaosDriver {
 		long endEpochMillis;
 
 		int samples;
+
+		/** How a holder's last decision missed the other holder, or null while they reach each other. */
+		String unreachable;
 
 		TwoHolders(String cluster, long startNanos, long startEpochMillis, List<String> holders) {
 			this.cluster = cluster;

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -21,7 +22,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * which need {@code management.endpoint.pollingdelivery.access=unrestricted}: {@code POST
  * /actuator/pollingdelivery/{id}/delivered} marks an in-doubt message delivered,
  * {@code .../resend} sends it again (same idempotency key), {@code .../retry} sends a dead message
- * again.
+ * again. Error texts go through Spring Boot's sanitizer and are masked unless
+ * {@code management.endpoint.pollingdelivery.show-values} allows them; over HTTP,
+ * {@link PollingDeliveryEndpointWebExtension} answers an unknown message id with 404.
  */
 @Endpoint(id = "pollingdelivery", defaultAccess = Access.READ_ONLY)
 public class PollingDeliveryEndpoint {
@@ -30,22 +33,54 @@ public class PollingDeliveryEndpoint {
 
 	private final DeliveryGuard guard;
 
+	private final PollingValueSanitizer sanitizer;
+
+	/**
+	 * Creates the endpoint with error texts masked.
+	 * @param guard the delivery guard
+	 */
 	public PollingDeliveryEndpoint(DeliveryGuard guard) {
+		this(guard, PollingValueSanitizer.masked());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param guard the delivery guard
+	 * @param sanitizer what it shows of error texts
+	 */
+	public PollingDeliveryEndpoint(DeliveryGuard guard, PollingValueSanitizer sanitizer) {
 		this.guard = guard;
+		this.sanitizer = sanitizer;
 	}
 
 	/** Statistics, in-doubt and dead messages. */
 	@ReadOperation
-	public DeliveryDescriptor delivery() {
+	public DeliveryDescriptor delivery(SecurityContext securityContext) {
+		boolean shown = this.sanitizer.isShown(securityContext);
 		return new DeliveryDescriptor(this.guard.destinations().keySet().stream().sorted().toList(),
-				this.guard.stats(), this.guard.entries(DeliveryState.IN_DOUBT, LIMIT),
-				this.guard.entries(DeliveryState.DEAD, LIMIT));
+				this.guard.stats(), sanitized(this.guard.entries(DeliveryState.IN_DOUBT, LIMIT), shown),
+				sanitized(this.guard.entries(DeliveryState.DEAD, LIMIT), shown));
 	}
 
 	/** One message, or 404. */
 	@ReadOperation
-	public @Nullable DeliveryEntry message(@Selector String id) {
-		return this.guard.entry(PollingQueueEndpoint.parse(id)).orElse(null);
+	public @Nullable DeliveryEntry message(SecurityContext securityContext, @Selector String id) {
+		boolean shown = this.sanitizer.isShown(securityContext);
+		return this.guard.entry(PollingQueueEndpoint.parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
+	}
+
+	/** Whether a message with the id exists. */
+	boolean exists(String id) {
+		return this.guard.entry(PollingQueueEndpoint.parse(id)).isPresent();
+	}
+
+	private List<DeliveryEntry> sanitized(List<DeliveryEntry> entries, boolean shown) {
+		return entries.stream().map((entry) -> sanitized(entry, shown)).toList();
+	}
+
+	private DeliveryEntry sanitized(DeliveryEntry entry, boolean shown) {
+		return new DeliveryEntry(entry.id(), entry.destination(), entry.idempotencyKey(), entry.state(), entry.attempts(),
+				entry.maxAttempts(), entry.createdAt(), this.sanitizer.sanitize("lastError", entry.lastError(), shown));
 	}
 
 	/**
@@ -69,7 +104,8 @@ public class PollingDeliveryEndpoint {
 			throw new InvalidEndpointRequestException("Delivery " + messageId + " is not " + expected
 					+ " (or does not exist)", "Delivery is not " + expected);
 		}
-		return new ActionResult(messageId, action, this.guard.entry(messageId).orElse(null));
+		// no SecurityContext parameter here: it would make the operation expect a JSON body (HTTP 415 without one)
+		return new ActionResult(messageId, action, this.guard.entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
 	}
 
 	/**

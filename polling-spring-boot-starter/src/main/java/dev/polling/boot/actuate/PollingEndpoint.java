@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -31,7 +32,8 @@ import dev.polling.core.PollingManager;
  * takes over at its next tick) and {@code {"state":"active"}} lets this instance compete again;
  * both need {@code management.endpoint.polling.access=unrestricted}, the default access being
  * read-only.
- * Shows peer user names, never passwords. Over HTTP, {@link PollingEndpointWebExtension} answers an
+ * Never shows passwords; peer user names and error texts go through Spring Boot's sanitizer and are
+ * masked unless {@code management.endpoint.polling.show-values} allows them. Over HTTP, {@link PollingEndpointWebExtension} answers an
  * unknown cluster (404) or state (400) with the valid ones.
  */
 @Endpoint(id = "polling", defaultAccess = Access.READ_ONLY)
@@ -42,16 +44,33 @@ public class PollingEndpoint {
 
 	private final PollingManager manager;
 
+	private final PollingValueSanitizer sanitizer;
+
+	/**
+	 * Creates the endpoint with user names and error texts masked.
+	 * @param manager the polling manager
+	 */
 	public PollingEndpoint(PollingManager manager) {
+		this(manager, PollingValueSanitizer.masked());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param manager the polling manager
+	 * @param sanitizer what it shows of user names and error texts
+	 */
+	public PollingEndpoint(PollingManager manager, PollingValueSanitizer sanitizer) {
 		this.manager = manager;
+		this.sanitizer = sanitizer;
 	}
 
 	/** All clusters of this instance. */
 	@ReadOperation
-	public PollingDescriptor polling() {
+	public PollingDescriptor polling(SecurityContext securityContext) {
+		boolean shown = this.sanitizer.isShown(securityContext);
 		Map<String, ClusterDescriptor> clusters = new LinkedHashMap<>();
 		for (ClusterStatus status : this.manager.statuses()) {
-			clusters.put(status.definition().id(), describe(status));
+			clusters.put(status.definition().id(), describe(status, shown));
 		}
 		DiscoveryDescriptor discovery = this.manager.discovery()
 			.map((dns) -> new DiscoveryDescriptor(dns.name(), dns.port(), dns.interval().toString(),
@@ -64,11 +83,11 @@ public class PollingEndpoint {
 
 	/** One cluster, or 404 when there is no such cluster. */
 	@ReadOperation
-	public @Nullable ClusterDescriptor cluster(@Selector String cluster) {
+	public @Nullable ClusterDescriptor cluster(SecurityContext securityContext, @Selector String cluster) {
 		if (!this.manager.clusterIds().contains(cluster)) {
 			return null;
 		}
-		return describe(this.manager.status(cluster));
+		return describe(this.manager.status(cluster), this.sanitizer.isShown(securityContext));
 	}
 
 	/**
@@ -80,7 +99,7 @@ public class PollingEndpoint {
 	 * @return the cluster after the change, or {@code null} when there is no such cluster
 	 */
 	@WriteOperation
-	public @Nullable ClusterDescriptor changeState(@Selector String cluster, String state) {
+	public @Nullable ClusterDescriptor changeState(SecurityContext securityContext, @Selector String cluster, String state) {
 		if (!this.manager.clusterIds().contains(cluster)) {
 			return null;
 		}
@@ -90,10 +109,10 @@ public class PollingEndpoint {
 			default -> throw new InvalidEndpointRequestException("Unknown state '" + state + "'; use " + STATES,
 					"Unknown state; use " + STATES);
 		}
-		return describe(this.manager.status(cluster));
+		return describe(this.manager.status(cluster), this.sanitizer.isShown(securityContext));
 	}
 
-	private ClusterDescriptor describe(ClusterStatus status) {
+	private ClusterDescriptor describe(ClusterStatus status, boolean shown) {
 		Map<String, PeerObservation> observations = new LinkedHashMap<>();
 		for (PeerObservation observation : status.peers()) {
 			observations.put(observation.peerId(), observation);
@@ -102,10 +121,12 @@ public class PollingEndpoint {
 		for (String peerId : status.peerIds()) {
 			PeerDefinition peer = this.manager.peers().get(peerId);
 			if (peer != null) {
-				peers.add(PeerDescriptor.of(peer, observations.get(peerId)));
+				PeerDescriptor described = PeerDescriptor.of(peer, observations.get(peerId));
+				peers.add(described.sanitized(this.sanitizer, shown));
 			}
 			else {
-				discoveredPeer(peerId).ifPresent((discovered) -> peers.add(PeerDescriptor.of(discovered, observations.get(peerId))));
+				discoveredPeer(peerId).ifPresent((discovered) -> peers
+					.add(PeerDescriptor.of(discovered, observations.get(peerId)).sanitized(this.sanitizer, shown)));
 			}
 		}
 		Decision decision = status.lastDecision();
@@ -113,7 +134,7 @@ public class PollingEndpoint {
 				status.holding(), holder(status), status.paused(), status.cycleRunning(),
 				(status.lastActivity() != null) ? status.lastActivity().toString() : null,
 				(status.elapsed() != null) ? status.elapsed().toMillis() : null,
-				(decision != null) ? DecisionDescriptor.of(decision) : null, peers,
+				(decision != null) ? DecisionDescriptor.of(decision).sanitized(this.sanitizer, shown) : null, peers,
 				(status.cycleRunningFor() != null) ? status.cycleRunningFor().toMillis() : null, status.cycleOverrunning());
 	}
 
@@ -249,6 +270,11 @@ public class PollingEndpoint {
 					decision.duration().toNanos() / 1e6, decision.detail());
 		}
 
+		DecisionDescriptor sanitized(PollingValueSanitizer sanitizer, boolean shown) {
+			return new DecisionDescriptor(this.outcome, this.reason, this.decidedAt, this.durationMillis,
+					sanitizer.sanitize("detail", this.detail, shown));
+		}
+
 	}
 
 	/**
@@ -277,6 +303,12 @@ public class PollingEndpoint {
 					(o.fault() != dev.polling.core.PeerFault.NONE) ? lower(o.fault()) : null, o.instanceId(),
 					(o.elapsedMillis() == PeerObservation.NEVER) ? null : o.elapsedMillis(), latency.toNanos() / 1e6,
 					o.observedAt().toString(), o.detail());
+		}
+
+		PeerDescriptor sanitized(PollingValueSanitizer sanitizer, boolean shown) {
+			return new PeerDescriptor(this.id, this.address, sanitizer.sanitize("username", this.username, shown), this.state,
+					this.fault, this.instanceId, this.elapsedMillis, this.latencyMillis, this.observedAt,
+					sanitizer.sanitize("detail", this.detail, shown));
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.polling.boot.actuate;
 import java.util.List;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -25,8 +26,8 @@ public class PollingEndpointWebExtension {
 
 	/** {@code GET /actuator/polling/{cluster}}: one cluster, or 404 with the known clusters. */
 	@ReadOperation
-	public WebEndpointResponse<OperationResponseBody> cluster(@Selector String cluster) {
-		PollingEndpoint.ClusterDescriptor descriptor = this.endpoint.cluster(cluster);
+	public WebEndpointResponse<OperationResponseBody> cluster(SecurityContext securityContext, @Selector String cluster) {
+		PollingEndpoint.ClusterDescriptor descriptor = this.endpoint.cluster(securityContext, cluster);
 		if (descriptor == null) {
 			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
@@ -39,7 +40,8 @@ public class PollingEndpointWebExtension {
 	 * the valid values.
 	 */
 	@WriteOperation
-	public WebEndpointResponse<OperationResponseBody> changeState(@Selector String cluster, String state) {
+	public WebEndpointResponse<OperationResponseBody> changeState(SecurityContext securityContext, @Selector String cluster,
+			String state) {
 		if (!this.endpoint.clusterIds().contains(cluster)) {
 			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_NOT_FOUND);
 		}
@@ -48,7 +50,7 @@ public class PollingEndpointWebExtension {
 					new UnknownSelectorDescriptor("Unknown state '" + state + "'", "state", state, PollingEndpoint.STATES),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
-		PollingEndpoint.ClusterDescriptor changed = this.endpoint.changeState(cluster, state);
+		PollingEndpoint.ClusterDescriptor changed = this.endpoint.changeState(securityContext, cluster, state);
 		if (changed == null) {
 			return new WebEndpointResponse<>(unknownCluster(cluster), WebEndpointResponse.STATUS_NOT_FOUND);
 		}

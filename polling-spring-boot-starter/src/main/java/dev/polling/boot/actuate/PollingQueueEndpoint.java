@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -22,7 +23,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * 100 each, without payloads). Operator actions, which need
  * {@code management.endpoint.pollingqueue.access=unrestricted}: {@code POST
  * /actuator/pollingqueue/{id}/retry} gives a dead message fresh attempts, {@code DELETE
- * /actuator/pollingqueue/{id}} discards it (unblocking its key).
+ * /actuator/pollingqueue/{id}} discards it (unblocking its key). Error texts go through Spring Boot's
+ * sanitizer and are masked unless {@code management.endpoint.pollingqueue.show-values} allows them;
+ * over HTTP, {@link PollingQueueEndpointWebExtension} answers an unknown message id with 404.
  */
 @Endpoint(id = "pollingqueue", defaultAccess = Access.READ_ONLY)
 public class PollingQueueEndpoint {
@@ -31,21 +34,55 @@ public class PollingQueueEndpoint {
 
 	private final WorkQueue queue;
 
+	private final PollingValueSanitizer sanitizer;
+
+	/**
+	 * Creates the endpoint with error texts masked.
+	 * @param queue the work queue
+	 */
 	public PollingQueueEndpoint(WorkQueue queue) {
+		this(queue, PollingValueSanitizer.masked());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param queue the work queue
+	 * @param sanitizer what it shows of error texts
+	 */
+	public PollingQueueEndpoint(WorkQueue queue, PollingValueSanitizer sanitizer) {
 		this.queue = queue;
+		this.sanitizer = sanitizer;
 	}
 
 	/** Statistics, blocked keys and dead messages. */
 	@ReadOperation
-	public QueueDescriptor queue() {
-		return new QueueDescriptor(this.queue.owner(), this.queue.stats(), this.queue.blockedKeys(LIMIT),
-				this.queue.entries(MessageState.DEAD, LIMIT));
+	public QueueDescriptor queue(SecurityContext securityContext) {
+		boolean shown = this.sanitizer.isShown(securityContext);
+		return new QueueDescriptor(this.queue.owner(), this.queue.stats(),
+				this.queue.blockedKeys(LIMIT).stream().map((key) -> sanitized(key, shown)).toList(),
+				this.queue.entries(MessageState.DEAD, LIMIT).stream().map((entry) -> sanitized(entry, shown)).toList());
 	}
 
 	/** One message, or 404. */
 	@ReadOperation
-	public @Nullable QueueEntry message(@Selector String id) {
-		return this.queue.entry(parse(id)).orElse(null);
+	public @Nullable QueueEntry message(SecurityContext securityContext, @Selector String id) {
+		boolean shown = this.sanitizer.isShown(securityContext);
+		return this.queue.entry(parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
+	}
+
+	/** Whether a message with the id exists. */
+	boolean exists(String id) {
+		return this.queue.entry(parse(id)).isPresent();
+	}
+
+	private QueueEntry sanitized(QueueEntry entry, boolean shown) {
+		return new QueueEntry(entry.id(), entry.queue(), entry.businessKey(), entry.state(), entry.attempts(), entry.maxAttempts(),
+				entry.owner(), entry.enqueuedAt(), this.sanitizer.sanitize("lastError", entry.lastError(), shown));
+	}
+
+	private BlockedKey sanitized(BlockedKey key, boolean shown) {
+		return new BlockedKey(key.queue(), key.businessKey(), key.headId(), key.headState(), key.attempts(),
+				this.sanitizer.sanitize("lastError", key.lastError(), shown), key.waiting());
 	}
 
 	/**
@@ -62,7 +99,8 @@ public class PollingQueueEndpoint {
 		if (!this.queue.retry(messageId)) {
 			throw notDead(messageId);
 		}
-		return new ActionResult(messageId, action, this.queue.entry(messageId).orElse(null));
+		// no SecurityContext parameter here: it would make the operation expect a JSON body (HTTP 415 without one)
+		return new ActionResult(messageId, action, this.queue.entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
 	}
 
 	/**
@@ -75,7 +113,7 @@ public class PollingQueueEndpoint {
 		if (!this.queue.discard(messageId)) {
 			throw notDead(messageId);
 		}
-		return new ActionResult(messageId, "discard", this.queue.entry(messageId).orElse(null));
+		return new ActionResult(messageId, "discard", null);
 	}
 
 	private static InvalidEndpointRequestException notDead(long messageId) {

@@ -23,7 +23,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
-import org.springframework.core.env.Environment;
 
 import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
@@ -31,6 +30,7 @@ import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PeerDefinition;
+import dev.polling.core.DecisionObserver;
 import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
@@ -73,8 +73,7 @@ public final class PollingAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PollingJmxServerLifecycle pollingJmxServerLifecycle(PollingProperties properties,
-				ObjectProvider<SslBundles> sslBundles, Environment environment) {
-			PollingPropertiesValidator.validate(properties, environment);
+				ObjectProvider<SslBundles> sslBundles) {
 			return new PollingJmxServerLifecycle(properties, () -> {
 				PollingProperties.Server server = properties.getJmx().getServer();
 				return (server.getSslBundle() != null) ? new PollingJmxServer.ServerTls(
@@ -88,14 +87,14 @@ public final class PollingAutoConfiguration {
 		PollingManager pollingManager(PollingProperties properties, PollingJmxServerLifecycle jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
 				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
-				Environment environment) {
-			PollingPropertiesValidator.validate(properties, environment);
+				ObjectProvider<DecisionObserver> observers) {
 			MBeanServer mbeanServer = jmxServer.mbeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
 				.clusters(clusters(properties))
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
+				.observer(observers.getIfUnique(() -> DecisionObserver.NONE))
 				.balanceClusters(properties.isBalanceClusters())
 				.discovery(discovery(properties))
 				.mbeanServer(mbeanServer);
@@ -113,8 +112,9 @@ public final class PollingAutoConfiguration {
 						String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
 								: "polling.coordination";
 						throw new InvalidPollingConfigurationException(property, "jdbc",
-								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource",
-								"add spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
+								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource"
+										+ " or does not have dev.polling:polling-jdbc",
+								"add dev.polling:polling-jdbc and spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
 					}
 					builder.coordinator(id, coordinator);
 				}
@@ -138,14 +138,14 @@ public final class PollingAutoConfiguration {
 		private static SSLContext sslContext(ObjectProvider<SslBundles> sslBundles, String property, String name) {
 			SslBundles bundles = sslBundles.getIfAvailable();
 			if (bundles == null) {
-				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "no SSL bundles are available",
+				throw new InvalidPollingConfigurationException(property, name, "no SSL bundles are available",
 						"define the bundle under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name);
 			}
 			try {
 				return bundles.getBundle(name).createSslContext();
 			}
 			catch (NoSuchSslBundleException ex) {
-				throw new InvalidPollingConfigurationException(property, "'" + name + "'", "there is no SSL bundle named '" + name + "'",
+				throw new InvalidPollingConfigurationException(property, name, "there is no SSL bundle named '" + name + "'",
 						"define it under spring.ssl.bundle.jks." + name + " or spring.ssl.bundle.pem." + name
 								+ ", or fix the name");
 			}

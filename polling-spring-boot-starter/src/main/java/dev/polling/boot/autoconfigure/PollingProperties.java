@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import dev.polling.core.DnsDiscovery;
 import dev.polling.core.PollingSettings;
@@ -20,11 +22,22 @@ import dev.polling.core.JmxContract;
 /**
  * Configuration of the polling clusters under {@code polling.*}: the clusters this application
  * polls, the peers (other instances) it asks, and the JMX server the peers ask in return.
- * Validated at startup by {@link PollingPropertiesValidator}; every mistake fails with a message
- * naming the property, the value and the fix.
+ * Validated when bound (this class is its own {@link Validator}, which Spring Boot applies at bind
+ * time): every mistake fails the start with a report naming the key, its value and origin, and the
+ * fix.
  */
 @ConfigurationProperties("polling")
-public class PollingProperties {
+public class PollingProperties implements Validator {
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return PollingProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		new PollingPropertiesValidator(errors).validate((PollingProperties) target);
+	}
 
 	/**
 	 * Whether polling coordination is enabled. When disabled, nothing is configured and the
@@ -95,6 +108,16 @@ public class PollingProperties {
 		return this.discovery;
 	}
 
+	/**
+	 * Observations of decisions and peer requests (polling.decision, polling.peer.request), made
+	 * when the application has an ObservationRegistry.
+	 */
+	private final Observations observations = new Observations();
+
+	public Observations getObservations() {
+		return this.observations;
+	}
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -151,7 +174,6 @@ public class PollingProperties {
 		return this.clusters;
 	}
 
-	/** JMX settings. */
 	/** Peers found besides the static ones under polling.peers. */
 	public static class Discovery {
 
@@ -229,6 +251,24 @@ public class PollingProperties {
 
 		public void setPassword(@Nullable String password) {
 			this.password = password;
+		}
+
+	}
+
+	/** Micrometer observations. */
+	public static class Observations {
+
+		/**
+		 * Whether each decision and each peer request is reported as a Micrometer observation.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

@@ -157,7 +157,12 @@ final class PollingPropertyKeys {
 		if (name.isNumericIndex(i)) {
 			return "[" + element + "]";
 		}
-		return PollingBindFailureAnalyzer.isPlainKey(element) ? "." + element : ".[" + element + "]";
+		return isPlainKey(element) ? "." + element : ".[" + element + "]";
+	}
+
+	/** Whether a map key survives without brackets: letters, digits, '-' and '_'. */
+	static boolean isPlainKey(String key) {
+		return key.chars().allMatch((ch) -> (ch < 128 && Character.isLetterOrDigit(ch)) || ch == '-' || ch == '_');
 	}
 
 	private static String uniform(String element) {

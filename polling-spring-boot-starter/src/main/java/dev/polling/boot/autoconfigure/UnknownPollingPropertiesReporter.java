@@ -1,9 +1,13 @@
 package dev.polling.boot.autoconfigure;
 
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
+import dev.polling.boot.InvalidPollingConfigurationException;
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 
@@ -35,6 +39,8 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 
 	private static final String[] MAPS = { "polling.clusters.", "polling.peers." };
 
+	private static final ConfigurationPropertyName CLUSTERS = ConfigurationPropertyName.of("polling.clusters");
+
 	private final Log logger;
 
 	/**
@@ -54,6 +60,50 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 	@Override
 	public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
 		report(environment).forEach(this.logger::warn);
+		if (environment.getProperty("polling.enabled", Boolean.class, true)) {
+			checkClustersAreRead(environment);
+		}
+	}
+
+	/**
+	 * Fails when a cluster is set only by keys the starter does not read ({@code wait-tme}): the
+	 * binder leaves such a cluster out, and the application would start without it.
+	 * @param environment the environment
+	 * @throws InvalidPollingConfigurationException naming the cluster's missing wait time
+	 */
+	static void checkClustersAreRead(ConfigurableEnvironment environment) {
+		PollingPropertyKeys keys = PollingPropertyKeys.get();
+		Map<String, Set<String>> unread = new LinkedHashMap<>();
+		Map<String, String> suggestions = new LinkedHashMap<>();
+		Set<String> read = new HashSet<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			if (!(source instanceof IterableConfigurationPropertySource iterable)
+					|| (source.getUnderlyingSource() instanceof PropertySource<?> underlying && isProcessWide(underlying))) {
+				continue;
+			}
+			iterable.stream().filter((name) -> name.getNumberOfElements() > 3 && CLUSTERS.isAncestorOf(name)).forEach((name) -> {
+				String id = name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL);
+				PollingPropertyKeys.Unknown unknown = keys.check(name);
+				if (unknown != null) {
+					unread.computeIfAbsent(id, (key) -> new TreeSet<>())
+						.add(PollingPropertyKeys.written(name, name.getNumberOfElements() - 1));
+					if (unknown.suggestion() != null) {
+						suggestions.putIfAbsent(id, unknown.suggestion());
+					}
+				}
+				else {
+					read.add(id);
+				}
+			});
+		}
+		unread.keySet().removeAll(read);
+		for (Map.Entry<String, Set<String>> cluster : unread.entrySet()) {
+			String key = "polling.clusters." + PollingPropertyErrors.mapKey(cluster.getKey()) + ".wait-time";
+			throw new InvalidPollingConfigurationException(key, "not set", "every cluster needs a wait time; cluster '"
+					+ cluster.getKey() + "' is set only by " + String.join(", ", cluster.getValue())
+					+ ", which the starter does not read" + ((suggestions.get(cluster.getKey()) != null)
+							? " (did you mean '" + suggestions.get(cluster.getKey()) + "'?)" : ""), "set " + key + " to at least 10s (recommended: twice the timer delay)");
+		}
 	}
 
 	/** The warnings for the environment, one per key. */

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
+import org.springframework.boot.actuate.endpoint.SanitizableData;
+import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -15,8 +17,10 @@ import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;
 
 /**
- * Health of one polling cluster on this instance. UP while the application runs (an instance on
- * standby is as healthy as the holder), DOWN while a peer disagrees on what the protocol rests on
+ * Health of one polling cluster on this instance. UP while the application runs and a peer answers
+ * (an instance on standby is as healthy as the holder); {@link PollingHealthStatus#DEGRADED DEGRADED}
+ * while none of the cluster's peers answered the last decision (this instance cannot tell whether it
+ * is alone or cut off; under {@code proceed} it polls, and so may a peer it cannot reach); DOWN while a peer disagrees on what the protocol rests on
  * (the same instance id, other settings) or a peer entry has a configuration fault (credentials, TLS,
  * not a JMX port, unknown host): then this instance does not acquire the cluster. The details say whether this instance holds the
  * cluster, whether it is paused, the last decision, and how many peers answered.
@@ -27,10 +31,24 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 
 	private final String clusterId;
 
+	private final Sanitizer sanitizer;
+
 	public PollingClusterHealthIndicator(PollingManager manager, String clusterId) {
+		this(manager, clusterId, new Sanitizer());
+	}
+
+	/**
+	 * Creates the indicator.
+	 * @param manager the polling manager
+	 * @param clusterId the cluster
+	 * @param sanitizer applied to error texts (the application's sanitizing functions; whether details
+	 * are shown at all is the health endpoint's {@code show-details})
+	 */
+	public PollingClusterHealthIndicator(PollingManager manager, String clusterId, Sanitizer sanitizer) {
 		super("Polling cluster health check failed");
 		this.manager = manager;
 		this.clusterId = clusterId;
+		this.sanitizer = sanitizer;
 	}
 
 	@Override
@@ -41,12 +59,15 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("lastActivity", status.lastActivity().toString());
 		}
 		Decision decision = status.lastDecision();
+		boolean down = false;
 		if (decision != null) {
 			builder.withDetail("lastDecision", lower(decision.outcome()) + " (" + lower(decision.reason()) + ")");
 			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.SETTINGS_MISMATCH
 					|| decision.reason() == Reason.PEER_MISCONFIGURED) {
 				// nobody is granted the cluster while the instances disagree or a peer entry is wrong
-				builder.down().withDetail("error", String.valueOf(decision.detail()));
+				builder.down().withDetail("error",
+						String.valueOf(this.sanitizer.sanitize(new SanitizableData(null, "error", String.valueOf(decision.detail())), true)));
+				down = true;
 			}
 		}
 		if (status.cycleRunningFor() != null) {
@@ -72,6 +93,9 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 			}
 		}
 		builder.withDetail("peersReachable", reachable + "/" + others).withDetail("peers", peers);
+		if (others > 0 && reachable == 0 && !status.peers().isEmpty() && !down) {
+			builder.status(PollingHealthStatus.DEGRADED);
+		}
 	}
 
 	private static String lower(Enum<?> value) {

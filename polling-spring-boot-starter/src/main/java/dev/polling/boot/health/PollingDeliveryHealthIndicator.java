@@ -6,12 +6,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
- * Health of the delivery guard: UP while its table answers (DOWN when the database does not), with
- * the in-doubt and dead messages in total and per destination. Messages waiting for an operator do
- * not make the instance unhealthy; alert on {@code inDoubt}/{@code dead} or on the
- * {@code polling.delivery.in.doubt} gauge instead.
+ * Health of the delivery guard: UP while its table answers and no message waits for an operator,
+ * {@link PollingHealthStatus#DEGRADED DEGRADED} while messages are in doubt or dead (they do not
+ * make the instance unhealthy, but somebody has to look: {@code /actuator/pollingdelivery}), DOWN
+ * when the database does not answer. The details give the in-doubt and dead messages in total and
+ * per destination.
  */
 public class PollingDeliveryHealthIndicator extends AbstractHealthIndicator {
 
@@ -39,7 +41,8 @@ public class PollingDeliveryHealthIndicator extends AbstractHealthIndicator {
 			}
 			destinations.put(stats.destination(), details);
 		}
-		builder.up().withDetail("inDoubt", inDoubt).withDetail("dead", dead).withDetail("destinations", destinations);
+		builder.status((inDoubt > 0 || dead > 0) ? PollingHealthStatus.DEGRADED : Status.UP)
+			.withDetail("inDoubt", inDoubt).withDetail("dead", dead).withDetail("destinations", destinations);
 	}
 
 }

@@ -6,12 +6,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
- * Health of the work queue: UP while its table answers (DOWN when the database does not), with
- * the dead messages in total and per queue the backlog, messages in progress, failed, dead and the
- * age of the oldest waiting one. Dead messages do not make the instance unhealthy (restarting it
- * would not help); alert on {@code dead} or the {@code polling.queue.dead} gauge instead.
+ * Health of the work queue: UP while its table answers and no message is dead,
+ * {@link PollingHealthStatus#DEGRADED DEGRADED} while dead messages wait for an operator (they do
+ * not make the instance unhealthy, restarting it would not help: {@code /actuator/pollingqueue}
+ * retries or discards them), DOWN when the database does not answer. The details give the dead
+ * messages in total and per queue the backlog, messages in progress, failed, dead and the age of the
+ * oldest waiting one.
  */
 public class PollingQueueHealthIndicator extends AbstractHealthIndicator {
 
@@ -38,7 +41,8 @@ public class PollingQueueHealthIndicator extends AbstractHealthIndicator {
 			}
 			queues.put(stats.queue(), details);
 		}
-		builder.up().withDetail("dead", dead).withDetail("queues", queues);
+		builder.status((dead > 0) ? PollingHealthStatus.DEGRADED : Status.UP)
+			.withDetail("dead", dead).withDetail("queues", queues);
 	}
 
 }

@@ -144,8 +144,20 @@ class ConfigurationMistakesTests {
 			.contains("Value: not set")
 			.contains("cluster 'MAILBOX' is set only by polling.clusters.MAILBOX.wait-tme, which the starter does not read")
 			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
+			.contains("did you mean 'polling.clusters.MAILBOX.wait-time'?")
 			.doesNotContain("No polling clusters are defined");
-		assertThat(output.getOut()).contains("did you mean 'polling.clusters.MAILBOX.wait-time'?");
+	}
+
+	@Test
+	void everyMistakeInAFileIsReportedWithItsFileAndLine(CapturedOutput output) {
+		assertThatException()
+			.isThrownBy(() -> run(EmptyApplication.class, "spring.config.location=classpath:mistakes/short-wait-time.yml"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: polling.clusters.MAILBOX.wait-time\n    Value: 5s\n    Origin: class path resource "
+					+ "[mistakes/short-wait-time.yml] - 7:18\n")
+			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
+			.contains("Property: polling.peers.SERVER2.port\n    Value: not set\n    Reason: peer 'SERVER2' has a host but no port")
+			.contains("Fix: set polling.peers.SERVER2.port to the port of the peer's JMX server");
 	}
 
 	// ---------------------------------------------------------------- 7. the user's spelling
@@ -164,9 +176,10 @@ class ConfigurationMistakesTests {
 		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
 				"polling.jdbc.queue.lease-time=500ms"));
 		assertThat(output).contains("Property: polling.jdbc.queue.lease-time")
-			.contains("Value: '500ms'")
-			.contains("Reason: polling.jdbc.queue.lease-time must be between 1s and 1d but was PT0.5S")
-			.contains("Fix: set polling.jdbc.queue.lease-time to a value in range, e.g. 30s")
+			.contains("Value: 500ms")
+			.contains("Origin: \"polling.jdbc.queue.lease-time\" from property source \"defaultProperties\"")
+			.contains("Reason: the value must be between 1s and 1d")
+			.contains("Fix: set polling.jdbc.queue.lease-time to e.g. 30s")
 			.doesNotContain("cannot be read as a duration");
 	}
 

@@ -207,13 +207,14 @@ class PollingAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingManager.class);
 				assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("USER_CLUSTER");
-				assertThat(context.getBean(PollingEndpoint.class).polling().clusters()).containsOnlyKeys("USER_CLUSTER");
+				assertThat(context.getBean(PollingEndpoint.class).polling(org.springframework.boot.actuate.endpoint.SecurityContext.NONE).clusters()).containsOnlyKeys("USER_CLUSTER");
 			});
 	}
 
 	@Test
 	void backsOffForUserDefinedEndpointHealthAndMetrics() {
 		this.runner.withUserConfiguration(UserActuatorConfiguration.class)
+			.withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
 			.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
 			.run((context) -> {
 				assertThat(context.getBean(PollingEndpoint.class)).isSameAs(context.getBean("myEndpoint"));
@@ -222,9 +223,17 @@ class PollingAutoConfigurationTests {
 			});
 	}
 
+	/** Issue 18, item 7: no meter binder without a registry to bind to. */
+	@Test
+	void contributesNoMetricsWithoutAMeterRegistry() {
+		this.runner.withPropertyValues("polling.clusters.A_CLUSTER.wait-time=10s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PollingManager.class).doesNotHaveBean(PollingMetrics.class));
+	}
+
 	@Test
 	void contributesEndpointHealthAndMetricsWithTheirLibrariesPresent() {
-		this.runner.withPropertyValues("polling.clusters.A_CLUSTER.wait-time=10s", "polling.clusters.B_CLUSTER.wait-time=20s")
+		this.runner.withBean(io.micrometer.core.instrument.MeterRegistry.class, io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+			.withPropertyValues("polling.clusters.A_CLUSTER.wait-time=10s", "polling.clusters.B_CLUSTER.wait-time=20s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingEndpoint.class).hasSingleBean(PollingMetrics.class);
 				HealthContributor health = context.getBean("pollingHealthContributor", HealthContributor.class);

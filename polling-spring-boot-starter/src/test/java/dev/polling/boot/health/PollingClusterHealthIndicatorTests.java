@@ -21,9 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PollingClusterHealthIndicatorTests {
 
 	@Test
-	void isUpOnStandbyAndOnTheHolderWithHoldingDetails() {
+	void isUpBeforeTheFirstDecisionAndDegradedWhileNoPeerAnswersWithHoldingDetails() {
 		try (PollingManager manager = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId("health").withPeerTimeout(Duration.ofMillis(300)))
+			.settings(PollingSettings.defaults().withInstanceId("health").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.peer(PeerDefinition.of("SERVER2", "127.0.0.1", 1))
 			.build()) {
@@ -34,13 +34,14 @@ class PollingClusterHealthIndicatorTests {
 				.containsEntry("peersReachable", "0/1");
 			assertThat(manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
 			Health holder = indicator.health();
-			assertThat(holder.getStatus()).isEqualTo(Status.UP);
+			// the only peer refused the connection: this instance cannot tell whether it is alone
+			assertThat(holder.getStatus()).isEqualTo(PollingHealthStatus.DEGRADED);
 			assertThat(holder.getDetails()).containsEntry("holding", true)
 				.containsEntry("lastDecision", "granted (no-active-peer)")
 				.containsEntry("peers", Map.of("SERVER2", "refused"))
 				.containsKey("lastActivity");
 			manager.pause("MAILABRUF_CLUSTER");
-			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			assertThat(indicator.health().getStatus()).isEqualTo(PollingHealthStatus.DEGRADED);
 			assertThat(indicator.health().getDetails()).containsEntry("paused", true).containsEntry("holding", false);
 		}
 	}
@@ -64,7 +65,7 @@ class PollingClusterHealthIndicatorTests {
 
 	private static PollingManager manager(String id, Duration settle, List<PeerDefinition> peers, PollingJmxServer server) {
 		return PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofMillis(500)).withSettleTime(settle))
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofSeconds(2)).withSettleTime(settle))
 			.cluster(ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10)))
 			.peers(peers)
 			.mbeanServer(server.mbeanServer())

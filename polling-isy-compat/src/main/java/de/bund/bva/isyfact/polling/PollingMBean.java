@@ -3,7 +3,7 @@ package de.bund.bva.isyfact.polling;
 import java.util.Date;
 
 import de.bund.bva.isyfact.polling.common.exception.PollingTechnicalRuntimeException;
-import de.bund.bva.isyfact.polling.impl.IsyClock;
+import de.bund.bva.isyfact.polling.time.IsyClock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

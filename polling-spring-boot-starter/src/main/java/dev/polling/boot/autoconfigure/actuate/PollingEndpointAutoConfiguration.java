@@ -1,12 +1,15 @@
 package dev.polling.boot.autoconfigure.actuate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import dev.polling.boot.actuate.PollingEndpoint;
@@ -23,12 +26,14 @@ import dev.polling.core.PollingManager;
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(PollingManager.class)
 @ConditionalOnAvailableEndpoint(PollingEndpoint.class)
+@EnableConfigurationProperties(PollingEndpointValuesProperties.Polling.class)
 public final class PollingEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PollingEndpoint pollingEndpoint(PollingManager manager) {
-		return new PollingEndpoint(manager);
+	PollingEndpoint pollingEndpoint(PollingManager manager, PollingEndpointValuesProperties.Polling properties,
+			ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+		return new PollingEndpoint(manager, properties.sanitizer(sanitizingFunctions));
 	}
 
 	@Bean

@@ -10,6 +10,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
+import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.context.annotation.Bean;
 
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
@@ -21,17 +24,18 @@ import dev.polling.core.PollingManager;
  * Disabled with {@code management.health.polling.enabled=false}.
  */
 @AutoConfiguration(after = PollingAutoConfiguration.class)
-@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnClass({ HealthContributor.class, ConditionalOnEnabledHealthIndicator.class, Sanitizer.class })
 @ConditionalOnBean(PollingManager.class)
 @ConditionalOnEnabledHealthIndicator("polling")
 public final class PollingHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "pollingHealthIndicator", "pollingHealthContributor" })
-	HealthContributor pollingHealthContributor(PollingManager manager) {
+	HealthContributor pollingHealthContributor(PollingManager manager, ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+		Sanitizer sanitizer = new Sanitizer(sanitizingFunctions.orderedStream().toList());
 		Map<String, PollingClusterHealthIndicator> indicators = new LinkedHashMap<>();
 		for (String clusterId : manager.clusterIds()) {
-			indicators.put(clusterId, new PollingClusterHealthIndicator(manager, clusterId));
+			indicators.put(clusterId, new PollingClusterHealthIndicator(manager, clusterId, sanitizer));
 		}
 		return CompositeHealthContributor.fromMap(indicators);
 	}

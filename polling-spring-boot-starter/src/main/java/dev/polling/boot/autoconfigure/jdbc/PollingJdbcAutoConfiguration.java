@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.delivery.DeliveryDestination;
+import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryListener;
@@ -10,7 +11,7 @@ import dev.polling.jdbc.inbox.Receipt;
 import dev.polling.jdbc.queue.QueueListener;
 import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.QueueWorkers;
-import dev.polling.jdbc.queue.TransactionRunner;
+import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.queue.WorkQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -30,8 +31,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
@@ -56,18 +60,28 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Micrometer present, counts receipts ({@link InboxMetrics}); provides a {@link WorkQueue} whose
  * {@link QueueWorkers} run every {@link QueueSubscription} bean, and a {@link DeliveryGuard} whose
  * dispatcher delivers to every {@link DeliveryDestination} bean, with their meters
- * ({@link QueueMetrics}, {@link DeliveryMetrics}). {@code polling.enabled=false} switches it off.
+ * ({@link QueueMetrics}, {@link DeliveryMetrics}). Each part is off until switched on
+ * ({@code polling.jdbc.inbox|queue|delivery|jobs.enabled=true}); the coordinator exists only when a
+ * cluster is coordinated through the database or the jobs part runs; without either, nothing here
+ * touches the database. {@code polling.enabled=false} switches it all off.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass({ DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class })
+@ConditionalOnClass(value = { DataSource.class, DataSourceUtils.class, DatabaseInitializationMode.class },
+		name = PollingJdbcAutoConfiguration.POLLING_JDBC_CLASS)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBooleanProperty(name = "polling.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(PollingJdbcProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public final class PollingJdbcAutoConfiguration {
+
+	/** A class of dev.polling:polling-jdbc, the optional module with the database parts. */
+	public static final String POLLING_JDBC_CLASS = "dev.polling.jdbc.coordination.JdbcCoordinator";
+
 
 	@Bean
 	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	PollingTaskSchedulers pollingTaskSchedulers(Environment environment,
 			ObjectProvider<ThreadPoolTaskSchedulerBuilder> platformBuilder,
 			ObjectProvider<SimpleAsyncTaskSchedulerBuilder> virtualBuilder,
@@ -79,19 +93,25 @@ public final class PollingJdbcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
+	DatabaseStatus pollingDatabaseStatus(Environment environment) {
+		// shared by the queue workers, the delivery dispatcher and the job dispatcher: an outage is logged once
+		return new DatabaseStatus(instanceId(environment).orElse("this instance"));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	PollingJdbcSchemaInitializer pollingJdbcSchemaInitializer(DataSource dataSource, PollingJdbcProperties properties) {
 		return new PollingJdbcSchemaInitializer(dataSource, properties.getInitializeSchema(), properties.tableNames());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(ClusterCoordinator.class)
+	@Conditional(OnPollingJdbcCondition.Coordination.class)
 	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
 			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> polling) {
 		Duration failover = properties.getCoordination().getFailoverPeriod();
-		if (failover != null && (failover.isNegative() || failover.isZero())) {
-			throw new InvalidPollingConfigurationException("polling.jdbc.coordination.failover-period", failover.toString(),
-					"the failover period must be positive", "set it to at least the longest cycle plus the timer delay, e.g. 30s");
-		}
 		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
 		// a decision waits for the cluster's row no longer than for a peer
 		Duration lockTimeout = polling.getIfAvailable(PollingProperties::new).getPeerTimeout();
@@ -99,8 +119,8 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
+	@ConditionalOnBooleanProperty("polling.jdbc.jobs.enabled")
 	static class JobsConfiguration {
 
 		@Bean
@@ -116,28 +136,16 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
-				ObjectProvider<ClusterCoordinator> coordinators) {
+				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
-			if (settings.getDispatchInterval().isNegative() || settings.getDispatchInterval().isZero()) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.dispatch-interval", settings.getDispatchInterval().toString(),
-						"the dispatch interval must be positive", "set it to e.g. 1s");
-			}
-			if (settings.getBatchSize() < 1 || settings.getBatchSize() > 10_000) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.batch-size", String.valueOf(settings.getBatchSize()),
-						"the batch size is out of range", "set it between 1 and 10000, e.g. 1000");
-			}
 			Duration failover = settings.getFailoverPeriod();
-			if (failover.compareTo(JobDispatcher.DEFAULT_FAILOVER_PERIOD) < 0) {
-				throw new InvalidPollingConfigurationException("polling.jdbc.jobs.failover-period", failover.toString(),
-						"a dispatcher that stopped is replaced after the failover period, which must be at least 10s",
-						"set it to at least 10s");
-			}
 			JobsMetrics meters = metrics.getIfAvailable();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
 				.interval(settings.getDispatchInterval())
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
 				.shutdownWait(settings.getShutdownWait())
+				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.observer((meters != null) ? meters::record : (result) -> {
 				});
 			String cluster = settings.getCluster();
@@ -167,7 +175,7 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.inbox.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.inbox.enabled")
 	static class InboxConfiguration {
 
 		@Bean
@@ -211,7 +219,7 @@ public final class PollingJdbcAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(MeterBinder.class)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.inbox.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.inbox.enabled")
 	static class InboxMetricsConfiguration {
 
 		@Bean
@@ -224,7 +232,7 @@ public final class PollingJdbcAutoConfiguration {
 
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
 	static class QueueConfiguration {
 
 		@Bean
@@ -248,9 +256,10 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
-				PollingTaskSchedulers schedulers) {
+				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
+				.status(databaseStatus.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.threads(settings.getThreads())
 				.batchSize(settings.getBatchSize())
 				.pollInterval(settings.getPollInterval());
@@ -275,7 +284,7 @@ public final class PollingJdbcAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+	@ConditionalOnBooleanProperty("polling.jdbc.delivery.enabled")
 	static class DeliveryConfiguration {
 
 		@Bean
@@ -299,10 +308,11 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties) {
+		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties,
+				ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval()), settings.getShutdownWait());
+					settings.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()), settings.getShutdownWait());
 		}
 
 		@Bean
@@ -325,21 +335,21 @@ public final class PollingJdbcAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.jobs.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.jobs.enabled")
 		JobsMetrics pollingJobsMetrics(ObjectProvider<JobScheduler> scheduler) {
 			return new JobsMetrics(scheduler);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.queue.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.queue.enabled")
 		QueueMetrics pollingQueueMetrics(ObjectProvider<WorkQueue> queue, ObjectProvider<QueueSubscription> subscriptions) {
 			return new QueueMetrics(queue::getObject, () -> subscriptions.orderedStream().map(QueueSubscription::queue).toList());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		@ConditionalOnBooleanProperty(name = "polling.jdbc.delivery.enabled", matchIfMissing = true)
+		@ConditionalOnBooleanProperty("polling.jdbc.delivery.enabled")
 		DeliveryMetrics pollingDeliveryMetrics(ObjectProvider<DeliveryGuard> guard, ObjectProvider<DeliveryDestination> destinations) {
 			return new DeliveryMetrics(guard::getObject, () -> destinations.orderedStream().map(DeliveryDestination::name).toList());
 		}
@@ -347,6 +357,7 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@ConditionalOnBean(MeterRegistry.class)
+		@Conditional(OnPollingJdbcCondition.AnyUse.class)
 		StatsGaugeRefresher pollingJdbcGaugeRefresher(ObjectProvider<QueueMetrics> queue,
 				ObjectProvider<DeliveryMetrics> delivery, PollingTaskSchedulers schedulers, PollingJdbcProperties properties) {
 			List<Runnable> refreshes = new ArrayList<>();

@@ -2,7 +2,9 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 
+import dev.polling.boot.autoconfigure.PollingPropertyErrors;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.jobs.JobDispatcher;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
@@ -10,18 +12,141 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
  * Configuration of polling's JDBC parts, under {@code polling.jdbc}. A duration written as a plain
  * number means seconds, as everywhere under {@code polling.*}.
  */
 @ConfigurationProperties("polling.jdbc")
-public class PollingJdbcProperties {
+public class PollingJdbcProperties implements Validator {
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return PollingJdbcProperties.class.isAssignableFrom(type);
+	}
 
 	/**
-	 * When to create polling's tables at startup from the schema script of the detected database
-	 * (dev/polling/jdbc/schema-<dialect>.sql): "embedded" only for embedded databases such as H2
-	 * in memory, "always", or "never" (manage the schema yourself, e.g. with Flyway).
+	 * Checks the bound values; Spring Boot calls this at bind time and fails the start with every
+	 * mistake, naming the key, the value and the fix.
+	 */
+	@Override
+	public void validate(Object target, Errors errors) {
+		PollingJdbcProperties properties = (PollingJdbcProperties) target;
+		Checks checks = new Checks(new PollingPropertyErrors(errors));
+		try {
+			new TableNames(properties.getTablePrefix());
+		}
+		catch (IllegalArgumentException ex) {
+			checks.errors.reject("table-prefix", properties.getTablePrefix(), ex.getMessage(),
+					"use letters, digits and '_', starting with a letter, e.g. polling_");
+		}
+		Inbox inbox = properties.getInbox();
+		checks.positive("inbox.retention", inbox.getRetention(), "30d (how long received keys are remembered)");
+		checks.notNegative("inbox.purge-interval", inbox.getPurgeInterval());
+		checks.range("inbox.purge-batch-size", inbox.getPurgeBatchSize(), 1, 100_000, "1000");
+		Queue queue = properties.getQueue();
+		checks.lease("queue.lease-time", queue.getLeaseTime(), "30s");
+		checks.range("queue.max-attempts", queue.getMaxAttempts(), 1, 100, "3");
+		checks.range("queue.threads", queue.getThreads(), 1, 256, "4");
+		checks.range("queue.batch-size", queue.getBatchSize(), 1, 1000, "10");
+		checks.positive("queue.poll-interval", queue.getPollInterval(), "500ms");
+		checks.positive("queue.retention", queue.getRetention(), "7d");
+		checks.notNegative("queue.purge-interval", queue.getPurgeInterval());
+		checks.notNegative("queue.shutdown-wait", queue.getShutdownWait());
+		checks.backoff("queue.backoff", queue.getBackoff());
+		Delivery delivery = properties.getDelivery();
+		checks.lease("delivery.lease-time", delivery.getLeaseTime(), "2m");
+		checks.range("delivery.max-attempts", delivery.getMaxAttempts(), 1, 100, "3");
+		checks.range("delivery.threads", delivery.getThreads(), 1, DeliveryDispatcher.MAX_THREADS, "1");
+		checks.range("delivery.batch-size", delivery.getBatchSize(), 1, 1000, "10");
+		checks.positive("delivery.poll-interval", delivery.getPollInterval(), "1s");
+		checks.positive("delivery.recover-interval", delivery.getRecoverInterval(), "30s");
+		checks.positive("delivery.retention", delivery.getRetention(), "7d");
+		checks.notNegative("delivery.purge-interval", delivery.getPurgeInterval());
+		checks.notNegative("delivery.shutdown-wait", delivery.getShutdownWait());
+		checks.backoff("delivery.backoff", delivery.getBackoff());
+		Duration coordinationFailover = properties.getCoordination().getFailoverPeriod();
+		if (coordinationFailover != null) {
+			checks.positive("coordination.failover-period", coordinationFailover,
+					"30s (at least the longest cycle plus the timer delay)");
+		}
+		Jobs jobs = properties.getJobs();
+		checks.positive("jobs.dispatch-interval", jobs.getDispatchInterval(), "1s");
+		checks.range("jobs.batch-size", jobs.getBatchSize(), 1, 10_000, "1000");
+		if (jobs.getFailoverPeriod().compareTo(JobDispatcher.DEFAULT_FAILOVER_PERIOD) < 0) {
+			checks.errors.reject("jobs.failover-period", Checks.display(jobs.getFailoverPeriod()),
+					"a dispatcher that stopped is replaced after the failover period, which must be at least 10s",
+					"set polling.jdbc.jobs.failover-period to at least 10s");
+		}
+		checks.positive("jobs.retention", jobs.getRetention(), "7d");
+		checks.notNegative("jobs.purge-interval", jobs.getPurgeInterval());
+		checks.notNegative("jobs.shutdown-wait", jobs.getShutdownWait());
+		checks.notNegative("metrics.refresh-interval", properties.getMetrics().getRefreshInterval());
+	}
+
+	/** The checks of single values, reported under {@code polling.jdbc.}. */
+	private static final class Checks {
+
+		private final PollingPropertyErrors errors;
+
+		Checks(PollingPropertyErrors errors) {
+			this.errors = errors;
+		}
+
+		void positive(String key, Duration value, String example) {
+			if (value.isNegative() || value.isZero()) {
+				this.errors.reject(key, display(value), "the value must be positive", "set polling.jdbc." + key + " to e.g. " + example);
+			}
+		}
+
+		void notNegative(String key, Duration value) {
+			if (value.isNegative()) {
+				this.errors.reject(key, display(value), "the value must not be negative",
+						"set polling.jdbc." + key + " to e.g. 1h, or to 0");
+			}
+		}
+
+		void lease(String key, Duration value, String example) {
+			if (value.compareTo(Duration.ofSeconds(1)) < 0 || value.compareTo(Duration.ofDays(1)) > 0) {
+				this.errors.reject(key, display(value), "the value must be between 1s and 1d",
+						"set polling.jdbc." + key + " to e.g. " + example + " (longer than a handler takes)");
+			}
+		}
+
+		void range(String key, int value, int min, int max, String example) {
+			if (value < min || value > max) {
+				this.errors.reject(key, value, "the value must be between " + min + " and " + max,
+						"set polling.jdbc." + key + " to e.g. " + example);
+			}
+		}
+
+		void backoff(String key, Backoff backoff) {
+			positive(key + ".initial", backoff.getInitial(), "1s");
+			positive(key + ".max", backoff.getMax(), "5m");
+			if (!(backoff.getMultiplier() >= 1.0) || Double.isInfinite(backoff.getMultiplier())) {
+				this.errors.reject(key + ".multiplier", backoff.getMultiplier(), "the multiplier must be at least 1",
+						"set polling.jdbc." + key + ".multiplier to e.g. 2 (doubles the wait after every attempt)");
+			}
+			if (backoff.getMax().compareTo(backoff.getInitial()) < 0) {
+				this.errors.reject(key + ".max", display(backoff.getMax()),
+						"the longest wait is shorter than polling.jdbc." + key + ".initial (" + display(backoff.getInitial()) + ")",
+						"set polling.jdbc." + key + ".max to at least the initial wait");
+			}
+		}
+
+		static String display(Duration duration) {
+			return PollingPropertyErrors.display(duration);
+		}
+
+	}
+
+
+	/**
+	 * When to apply polling's versioned migrations at startup (dev/polling/jdbc/migration/<dialect>,
+	 * one read when the tables are current): "embedded" only for embedded databases such as H2 in
+	 * memory, "always", or "never" (run them yourself, e.g. with Flyway or Liquibase).
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
@@ -68,12 +193,6 @@ public class PollingJdbcProperties {
 	}
 
 	public void setTablePrefix(String tablePrefix) {
-		try {
-			new TableNames(tablePrefix);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("polling.jdbc.table-prefix: " + ex.getMessage());
-		}
 		this.tablePrefix = tablePrefix;
 	}
 
@@ -103,9 +222,9 @@ public class PollingJdbcProperties {
 	public static class Inbox {
 
 		/**
-		 * Whether to provide the Inbox bean.
+		 * Whether to provide the Inbox bean (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * How long received keys are remembered. Keep it far longer than any source may deliver the
@@ -139,10 +258,6 @@ public class PollingJdbcProperties {
 		}
 
 		public void setRetention(Duration retention) {
-			if (retention.isNegative() || retention.isZero()) {
-				throw new IllegalArgumentException("polling.jdbc.inbox.retention must be positive but was " + retention
-						+ ": set how long received keys are remembered, e.g. 30d");
-			}
 			this.retention = retention;
 		}
 
@@ -151,10 +266,6 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPurgeInterval(Duration purgeInterval) {
-			if (purgeInterval.isNegative()) {
-				throw new IllegalArgumentException("polling.jdbc.inbox.purge-interval must not be negative but was "
-						+ purgeInterval + ": set e.g. 1h, or 0 to disable the purge");
-			}
 			this.purgeInterval = purgeInterval;
 		}
 
@@ -163,10 +274,6 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPurgeBatchSize(int purgeBatchSize) {
-			if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-				throw new IllegalArgumentException("polling.jdbc.inbox.purge-batch-size must be between 1 and 100000 "
-						+ "but was " + purgeBatchSize + ": e.g. 1000");
-			}
 			this.purgeBatchSize = purgeBatchSize;
 		}
 
@@ -177,9 +284,6 @@ public class PollingJdbcProperties {
 	 * Backoff between attempts.
 	 */
 	public static class Backoff {
-
-		// the owner's key for messages; not a property (no accessors), set by the owner
-		private String prefix = "polling.jdbc";
 
 		/**
 		 * Wait before the first retry. A number without unit means seconds.
@@ -198,17 +302,12 @@ public class PollingJdbcProperties {
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration max = Duration.ofMinutes(5);
 
-		Backoff prefix(String prefix) {
-			this.prefix = prefix;
-			return this;
-		}
-
 		public Duration getInitial() {
 			return this.initial;
 		}
 
 		public void setInitial(Duration initial) {
-			this.initial = positive(this.prefix + ".backoff.initial", initial, "1s");
+			this.initial = initial;
 		}
 
 		public double getMultiplier() {
@@ -216,10 +315,6 @@ public class PollingJdbcProperties {
 		}
 
 		public void setMultiplier(double multiplier) {
-			if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-				throw new IllegalArgumentException(this.prefix + ".backoff.multiplier must be at least 1 but was "
-						+ multiplier + ": e.g. 2 doubles the wait after every attempt");
-			}
 			this.multiplier = multiplier;
 		}
 
@@ -228,14 +323,10 @@ public class PollingJdbcProperties {
 		}
 
 		public void setMax(Duration max) {
-			this.max = positive(this.prefix + ".backoff.max", max, "5m");
+			this.max = max;
 		}
 
 		dev.polling.jdbc.Backoff toBackoff() {
-			if (this.max.compareTo(this.initial) < 0) {
-				throw new IllegalArgumentException(this.prefix + ".backoff.max (" + this.max + ") is shorter than "
-						+ this.prefix + ".backoff.initial (" + this.initial + "): set it to at least the initial wait");
-			}
 			return new dev.polling.jdbc.Backoff(this.initial, this.multiplier, this.max);
 		}
 
@@ -247,9 +338,9 @@ public class PollingJdbcProperties {
 	public static class Queue {
 
 		/**
-		 * Whether to provide the WorkQueue bean and run the workers for QueueSubscription beans.
+		 * Whether to provide the WorkQueue bean and run the workers for QueueSubscription beans (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Lease of a claimed message; renewed every third of it while the instance holds the
@@ -264,7 +355,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff().prefix("polling.jdbc.queue");
+		private final Backoff backoff = new Backoff();
 
 		/**
 		 * Worker threads of this instance.
@@ -316,7 +407,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setLeaseTime(Duration leaseTime) {
-			this.leaseTime = lease("polling.jdbc.queue.lease-time", leaseTime, "30s");
+			this.leaseTime = leaseTime;
 		}
 
 		public int getMaxAttempts() {
@@ -324,7 +415,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = range("polling.jdbc.queue.max-attempts", maxAttempts, 1, 100, "3");
+			this.maxAttempts = maxAttempts;
 		}
 
 		public Backoff getBackoff() {
@@ -336,7 +427,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setThreads(int threads) {
-			this.threads = range("polling.jdbc.queue.threads", threads, 1, 256, "4");
+			this.threads = threads;
 		}
 
 		public int getBatchSize() {
@@ -344,7 +435,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setBatchSize(int batchSize) {
-			this.batchSize = range("polling.jdbc.queue.batch-size", batchSize, 1, 1000, "10");
+			this.batchSize = batchSize;
 		}
 
 		public Duration getPollInterval() {
@@ -352,7 +443,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPollInterval(Duration pollInterval) {
-			this.pollInterval = positive("polling.jdbc.queue.poll-interval", pollInterval, "500ms");
+			this.pollInterval = pollInterval;
 		}
 
 		public Duration getRetention() {
@@ -360,7 +451,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setRetention(Duration retention) {
-			this.retention = positive("polling.jdbc.queue.retention", retention, "7d");
+			this.retention = retention;
 		}
 
 		public Duration getPurgeInterval() {
@@ -368,10 +459,6 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPurgeInterval(Duration purgeInterval) {
-			if (purgeInterval.isNegative()) {
-				throw new IllegalArgumentException("polling.jdbc.queue.purge-interval must not be negative but was "
-						+ purgeInterval + ": set e.g. 1h, or 0 to disable the purge");
-			}
 			this.purgeInterval = purgeInterval;
 		}
 
@@ -391,9 +478,9 @@ public class PollingJdbcProperties {
 	public static class Delivery {
 
 		/**
-		 * Whether to provide the DeliveryGuard bean and deliver to DeliveryDestination beans.
+		 * Whether to provide the DeliveryGuard bean and deliver to DeliveryDestination beans (off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Lease of a message being sent; longer than the slowest send. A send that outlives it ends
@@ -407,7 +494,7 @@ public class PollingJdbcProperties {
 		 */
 		private int maxAttempts = 3;
 
-		private final Backoff backoff = new Backoff().prefix("polling.jdbc.delivery");
+		private final Backoff backoff = new Backoff();
 
 		/**
 		 * Sending threads of this instance. One is enough for quick destinations; slow ones (an SMTP
@@ -468,7 +555,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setLeaseTime(Duration leaseTime) {
-			this.leaseTime = lease("polling.jdbc.delivery.lease-time", leaseTime, "2m");
+			this.leaseTime = leaseTime;
 		}
 
 		public int getMaxAttempts() {
@@ -476,7 +563,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = range("polling.jdbc.delivery.max-attempts", maxAttempts, 1, 100, "3");
+			this.maxAttempts = maxAttempts;
 		}
 
 		public Backoff getBackoff() {
@@ -488,7 +575,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setThreads(int threads) {
-			this.threads = range("polling.jdbc.delivery.threads", threads, 1, DeliveryDispatcher.MAX_THREADS, "1");
+			this.threads = threads;
 		}
 
 		public int getBatchSize() {
@@ -496,7 +583,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setBatchSize(int batchSize) {
-			this.batchSize = range("polling.jdbc.delivery.batch-size", batchSize, 1, 1000, "10");
+			this.batchSize = batchSize;
 		}
 
 		public Duration getPollInterval() {
@@ -504,7 +591,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPollInterval(Duration pollInterval) {
-			this.pollInterval = positive("polling.jdbc.delivery.poll-interval", pollInterval, "1s");
+			this.pollInterval = pollInterval;
 		}
 
 		public Duration getRecoverInterval() {
@@ -512,7 +599,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setRecoverInterval(Duration recoverInterval) {
-			this.recoverInterval = positive("polling.jdbc.delivery.recover-interval", recoverInterval, "30s");
+			this.recoverInterval = recoverInterval;
 		}
 
 		public Duration getShutdownWait() {
@@ -528,7 +615,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setRetention(Duration retention) {
-			this.retention = positive("polling.jdbc.delivery.retention", retention, "7d");
+			this.retention = retention;
 		}
 
 		public Duration getPurgeInterval() {
@@ -536,33 +623,13 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPurgeInterval(Duration purgeInterval) {
-			this.purgeInterval = notNegative("polling.jdbc.delivery.purge-interval", purgeInterval);
+			this.purgeInterval = purgeInterval;
 		}
 
 	}
 
-	static Duration positive(String property, Duration value, String example) {
-		if (value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(property + " must be positive but was " + value + ": e.g. " + example);
-		}
-		return value;
-	}
 
-	static Duration lease(String property, Duration value, String example) {
-		if (value.compareTo(Duration.ofSeconds(1)) < 0 || value.compareTo(Duration.ofDays(1)) > 0) {
-			throw new IllegalArgumentException(property + " must be between 1s and 1d but was " + value + ": e.g. "
-					+ example);
-		}
-		return value;
-	}
 
-	static int range(String property, int value, int min, int max, String example) {
-		if (value < min || value > max) {
-			throw new IllegalArgumentException(property + " must be between " + min + " and " + max + " but was "
-					+ value + ": e.g. " + example);
-		}
-		return value;
-	}
 
 	/** Settings of clusters coordinated through the database ({@code polling.coordination=jdbc}). */
 	public static class Coordination {
@@ -589,9 +656,9 @@ public class PollingJdbcProperties {
 	public static class Jobs {
 
 		/**
-		 * Whether to provide the JobScheduler and dispatch due jobs into the work queue.
+		 * Whether to provide the JobScheduler and dispatch due jobs into the work queue (needs the queue part; off unless switched on).
 		 */
-		private boolean enabled = true;
+		private boolean enabled;
 
 		/**
 		 * Cluster whose holder dispatches due jobs (one of polling.clusters). Without it, one
@@ -692,7 +759,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setRetention(Duration retention) {
-			this.retention = positive("polling.jdbc.jobs.retention", retention, "7d");
+			this.retention = retention;
 		}
 
 		public Duration getPurgeInterval() {
@@ -700,7 +767,7 @@ public class PollingJdbcProperties {
 		}
 
 		public void setPurgeInterval(Duration purgeInterval) {
-			this.purgeInterval = notNegative("polling.jdbc.jobs.purge-interval", purgeInterval);
+			this.purgeInterval = purgeInterval;
 		}
 
 	}
@@ -728,12 +795,5 @@ public class PollingJdbcProperties {
 
 	}
 
-	static Duration notNegative(String property, Duration value) {
-		if (value.isNegative()) {
-			throw new IllegalArgumentException(property + " must not be negative but was " + value
-					+ ": set e.g. 1h, or 0 to disable the purge");
-		}
-		return value;
-	}
 
 }

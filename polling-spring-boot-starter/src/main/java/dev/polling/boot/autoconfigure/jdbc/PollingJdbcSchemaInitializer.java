@@ -11,8 +11,11 @@ import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
- * Creates polling's tables at startup per {@code polling.jdbc.initialize-schema}, with the schema
- * script of the detected database (idempotent, safe when several instances start at once).
+ * Brings polling's tables up to date at startup per {@code polling.jdbc.initialize-schema}, with the
+ * versioned migrations of polling-jdbc ({@link Schema#migrate}): one read when they are current,
+ * the missing versions otherwise, serialised across instances. A database initializer in the sense
+ * of Boot's {@code DatabaseInitializerDetector} ({@link PollingJdbcSchemaInitializerDetector}), so
+ * beans marked {@code @DependsOnDatabaseInitialization} are created after it.
  */
 public final class PollingJdbcSchemaInitializer implements InitializingBean {
 
@@ -44,7 +47,7 @@ public final class PollingJdbcSchemaInitializer implements InitializingBean {
 	}
 
 	/**
-	 * Whether the tables were created (or found in place) at startup.
+	 * Whether the migrations ran (or found the tables current) at startup.
 	 * @return {@code false} if the mode said not to
 	 */
 	public boolean isInitialized() {
@@ -56,13 +59,14 @@ public final class PollingJdbcSchemaInitializer implements InitializingBean {
 			return false;
 		}
 		if (this.mode == DatabaseInitializationMode.EMBEDDED && !EmbeddedDatabaseConnection.isEmbedded(this.dataSource)) {
-			logger.debug("Not creating polling's tables: the database is not embedded and "
+			logger.debug("Not migrating polling's tables: the database is not embedded and "
 					+ "polling.jdbc.initialize-schema is embedded");
 			return false;
 		}
 		Dialect dialect = Dialect.detect(this.dataSource);
-		Schema.create(this.dataSource, dialect, this.tables);
-		logger.info("Polling's tables are in place ({}, prefix '{}')", dialect.id(), this.tables.prefix());
+		Schema.Outcome outcome = Schema.migrate(this.dataSource, dialect, this.tables);
+		logger.debug("Polling's tables are at version {} ({}, prefix '{}')", outcome.toVersion(), dialect.id(),
+				this.tables.prefix());
 		return true;
 	}
 

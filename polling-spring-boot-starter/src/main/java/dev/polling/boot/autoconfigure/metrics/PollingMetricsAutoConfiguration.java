@@ -23,7 +23,7 @@ import dev.polling.core.PollingManager;
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
 @ConditionalOnClass({ MeterRegistry.class, MeterBinder.class })
-@ConditionalOnBean(PollingManager.class)
+@ConditionalOnBean({ PollingManager.class, MeterRegistry.class })
 public final class PollingMetricsAutoConfiguration {
 
 	@Bean

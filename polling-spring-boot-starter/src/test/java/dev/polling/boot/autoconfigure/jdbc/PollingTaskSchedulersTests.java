@@ -27,8 +27,8 @@ class PollingTaskSchedulersTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class,
 				PollingJdbcAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.jdbc.jobs.enabled=false",
-				"polling.jdbc.queue.enabled=false", "polling.jdbc.delivery.enabled=false", "polling.jdbc.inbox.enabled=false");
+		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.jdbc.inbox.enabled=true",
+				"polling.jdbc.inbox.purge-interval=1h");
 
 	@Test
 	void buildsTimersFromBootsBuilderWithBootsAndPollingsCustomizers() {

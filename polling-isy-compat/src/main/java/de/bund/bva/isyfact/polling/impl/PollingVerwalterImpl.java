@@ -13,6 +13,7 @@ import de.bund.bva.isyfact.polling.common.exception.PollingClusterUnbekanntExcep
 import de.bund.bva.isyfact.polling.common.konstanten.EreignisSchluessel;
 import de.bund.bva.isyfact.polling.common.konstanten.Fehlerschluessel;
 import de.bund.bva.isyfact.polling.config.IsyPollingProperties;
+import de.bund.bva.isyfact.polling.time.IsyClock;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.PeerClient;
 import dev.polling.core.PeerDefinition;

@@ -1,0 +1,235 @@
+package dev.polling.jdbc.delivery;
+
+import dev.polling.jdbc.DatabaseStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a {@link DeliveryGuard} in the background on daemon threads: each delivers due messages of
+ * every registered destination (each message claimed right before its send, so threads never send
+ * the same message), waits {@code pollInterval} when there was nothing to send; a thread of its own
+ * recovers expired leases every {@code recoverInterval}, so a slow or hanging send never holds the
+ * recovery back. A failing database is logged once per
+ * outage and tried again. One thread is enough when sends are quick; with slow destinations (an SMTP
+ * session, an HTTP call of tens of milliseconds) more threads deliver more per second.
+ */
+public final class DeliveryDispatcher implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(DeliveryDispatcher.class);
+
+	/** Most dispatcher threads per instance. */
+	public static final int MAX_THREADS = 64;
+
+	private final DeliveryGuard guard;
+
+	private final int threads;
+
+	private final int batchSize;
+
+	private final Duration pollInterval;
+
+	private final Duration recoverInterval;
+
+	private final DatabaseStatus status;
+
+	private final Object wakeUp = new Object();
+
+	private volatile boolean running;
+
+	private final List<Thread> started = new ArrayList<>();
+
+	private @Nullable ScheduledExecutorService recovery;
+
+	private final AtomicBoolean failing = new AtomicBoolean();
+
+	private volatile boolean failureLogged;
+
+	/**
+	 * Creates a dispatcher with one thread (not started).
+	 * @param guard the guard
+	 * @param batchSize messages sent per destination and round (each claimed right before its send), 1 to 1000
+	 * @param pollInterval wait when nothing was due, positive
+	 * @param recoverInterval how often expired leases are recovered, positive
+	 */
+	public DeliveryDispatcher(DeliveryGuard guard, int batchSize, Duration pollInterval, Duration recoverInterval) {
+		this(guard, 1, batchSize, pollInterval, recoverInterval);
+	}
+
+	/**
+	 * Creates the dispatcher (not started).
+	 * @param guard the guard
+	 * @param threads sending threads, 1 to {@value #MAX_THREADS}
+	 * @param batchSize messages sent per destination and round by each thread (each claimed right before
+	 * its send), 1 to 1000
+	 * @param pollInterval wait when nothing was due, positive
+	 * @param recoverInterval how often expired leases are recovered, positive
+	 */
+	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval, Duration recoverInterval) {
+		this(guard, threads, batchSize, pollInterval, recoverInterval, null);
+	}
+
+	/**
+	 * Creates the dispatcher (not started), reporting whether the database answers to a status
+	 * shared among the parts of the instance, so that an outage is logged once.
+	 * @param guard the guard
+	 * @param threads sending threads, 1 to {@value #MAX_THREADS}
+	 * @param batchSize messages sent per destination and round by each thread, 1 to 1000
+	 * @param pollInterval wait when nothing was due, positive
+	 * @param recoverInterval how often expired leases are recovered, positive
+	 * @param status the status, or {@code null} for one of its own
+	 */
+	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval,
+			Duration recoverInterval, @Nullable DatabaseStatus status) {
+		this.guard = Objects.requireNonNull(guard, "guard must not be null");
+		if (threads < 1 || threads > MAX_THREADS) {
+			throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
+		}
+		if (batchSize < 1 || batchSize > 1000) {
+			throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize);
+		}
+		if (pollInterval.isNegative() || pollInterval.isZero() || recoverInterval.isNegative()
+				|| recoverInterval.isZero()) {
+			throw new IllegalArgumentException("pollInterval (" + pollInterval + ") and recoverInterval ("
+					+ recoverInterval + ") must be positive");
+		}
+		this.threads = threads;
+		this.batchSize = batchSize;
+		this.pollInterval = pollInterval;
+		this.recoverInterval = recoverInterval;
+		this.status = (status != null) ? status : new DatabaseStatus("the delivery dispatcher of " + guard.owner());
+	}
+
+	/**
+	 * Starts the threads; does nothing without destinations or when running.
+	 */
+	public synchronized void start() {
+		if (this.running || this.guard.destinations().isEmpty()) {
+			return;
+		}
+		this.running = true;
+		for (int i = 0; i < this.threads; i++) {
+			Thread thread = new Thread(this::run, (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1));
+			thread.setDaemon(true);
+			this.started.add(thread);
+			thread.start();
+		}
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "polling-delivery-recovery");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = Math.max(1, this.recoverInterval.toMillis());
+		executor.scheduleWithFixedDelay(this::recover, millis, millis, TimeUnit.MILLISECONDS);
+		this.recovery = executor;
+	}
+
+	/**
+	 * Stops after the sends under way (if any) are recorded.
+	 * @param timeout how long to wait in all
+	 */
+	public synchronized void stop(Duration timeout) {
+		this.running = false;
+		if (this.recovery != null) {
+			this.recovery.shutdownNow();
+			this.recovery = null;
+		}
+		wakeUp();
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (Thread thread : this.started) {
+			try {
+				thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		this.started.clear();
+	}
+
+	@Override
+	public void close() {
+		stop(Duration.ofSeconds(30));
+	}
+
+	/**
+	 * Whether the threads run.
+	 * @return {@code true} between start and stop
+	 */
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/** How many sending threads it runs. */
+	public int threads() {
+		return this.threads;
+	}
+
+	/**
+	 * Makes the dispatcher look for due messages now instead of after its poll interval.
+	 */
+	public void wakeUp() {
+		synchronized (this.wakeUp) {
+			this.wakeUp.notifyAll();
+		}
+	}
+
+	private void recover() {
+		try {
+			this.guard.recoverExpired();
+		}
+		catch (RuntimeException ex) {
+			// a lost database is logged once by the status
+			if (!this.status.failed("recovering expired sends", ex) && this.failing.compareAndSet(false, true)) {
+				this.failureLogged = true;
+				logger.warn("Recovering expired sends failed; trying again every {}: {}", this.recoverInterval,
+						ex.getMessage());
+			}
+		}
+	}
+
+	private void run() {
+		while (this.running) {
+			int attempted = 0;
+			try {
+				long started = this.status.roundStarted();
+				attempted = this.guard.deliverDue(this.batchSize);
+				this.status.succeeded(started);
+				if (this.failing.compareAndSet(true, false) && this.failureLogged) {
+					this.failureLogged = false;
+					logger.info("Delivering outgoing messages works again");
+				}
+			}
+			catch (RuntimeException ex) {
+				// a lost database is logged once by the status
+				boolean outage = this.status.failed("delivering outgoing messages", ex);
+				if (this.failing.compareAndSet(false, true) && !outage) {
+					this.failureLogged = true;
+					logger.warn("Delivering outgoing messages failed; trying again every {}: {}", this.pollInterval,
+							ex.getMessage());
+				}
+			}
+			if (attempted == 0 && this.running) {
+				synchronized (this.wakeUp) {
+					try {
+						this.wakeUp.wait(Math.max(1, this.pollInterval.toMillis()));
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						return;
+					}
+				}
+			}
+		}
+	}
+
+}

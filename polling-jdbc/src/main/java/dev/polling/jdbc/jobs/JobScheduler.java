@@ -1,0 +1,747 @@
+package dev.polling.jdbc.jobs;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.ConnectionProvider;
+import dev.polling.jdbc.DataAccessFailure;
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.HoldCheck;
+import dev.polling.jdbc.coordination.LostHoldException;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DialectSql;
+import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.internal.Purge;
+import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.queue.WorkQueue;
+
+/**
+ * Persistent jobs due at a time (seed 002: "check the order in 30 minutes"). {@link #schedule}
+ * writes a row in the caller's transaction (a rolled-back transaction schedules nothing); jobs
+ * survive restarts and redeploys because they live in the database. {@link #dispatchDue} moves due
+ * jobs into the {@link WorkQueue} in one transaction of its own, so each job becomes exactly one
+ * queue message; workers on every instance then execute them with the queue's leases, retries and
+ * fencing. Call it on one instance, the holder of a polling cluster, on a timer. Dispatch rounds
+ * never overlap, on any number of instances: each transaction of a round first locks the row
+ * {@value #DISPATCH_LOCK} of the coordination table, and a round that finds it locked returns at
+ * once without moving anything. Within a business id, jobs are moved in due order (due time, then
+ * id), and a job waiting for another attempt holds back the younger jobs of its business id.
+ * When a batch fails, each of its jobs is tried in a transaction of its own; a job that still
+ * fails stays SCHEDULED and is tried again after a backoff (its attempts and last error are kept),
+ * so one poisoned job never holds back the others and no database error, transient or not, loses a
+ * job. A job ends FAILED only when its handler fails for good (its queue message goes DEAD); an
+ * operator {@link #requeue requeues} it.
+ *
+ * <p>Due times are database time when given as a delay ({@link #schedule(String, String, Duration,
+ * String)}); an absolute {@link Instant} is compared with the database's clock.
+ */
+public final class JobScheduler {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobScheduler.class);
+
+	/** Longest business id. */
+	public static final int MAX_BUSINESS_ID_LENGTH = 255;
+
+	private static final int MAX_ERROR_LENGTH = 1000;
+
+	/**
+	 * The row of the coordination table that every dispatch transaction locks first, so that
+	 * dispatch rounds never overlap.
+	 */
+	public static final String DISPATCH_LOCK = "polling.jobs.dispatch";
+
+	private volatile boolean dispatchLockInPlace;
+
+	private final ConnectionProvider connections;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final TableNames tables;
+
+	private final DatabaseTime time;
+
+	private final String table;
+
+	private final Backoff backoff;
+
+	private JobScheduler(Builder builder, Dialect dialect) {
+		this.dataSource = builder.dataSource;
+		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
+		this.dialect = dialect;
+		this.tables = builder.tables;
+		this.time = new DatabaseTime(dialect);
+		this.table = this.tables.job();
+		this.backoff = builder.backoff;
+	}
+
+	/**
+	 * Starts building a scheduler on a data source.
+	 * @param dataSource the data source
+	 * @return the builder
+	 */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+	}
+
+	/**
+	 * A scheduler on a data source; {@link #schedule} joins the transaction of the connection the
+	 * provider gives (with the starter: the current Spring transaction); dispatching borrows
+	 * connections from the data source for transactions of its own.
+	 * @param dataSource the data source
+	 * @param connections the provider for {@code schedule}, {@code cancel} and {@code reschedule}
+	 * @param dialect the dialect
+	 * @param tables the table names
+	 * @return the scheduler
+	 */
+	public static JobScheduler create(DataSource dataSource, ConnectionProvider connections, Dialect dialect, TableNames tables) {
+		return builder(dataSource).connections(connections).dialect(dialect).tables(tables).build();
+	}
+
+	/**
+	 * A scheduler on a data source whose {@code schedule} borrows a connection per call.
+	 * @param dataSource the data source
+	 * @return the scheduler
+	 */
+	public static JobScheduler create(DataSource dataSource) {
+		return builder(dataSource).build();
+	}
+
+	// ---- scheduling, in the caller's transaction
+
+	/**
+	 * Schedules a job due after a delay in database time.
+	 * @param queue the work queue the job goes to when due
+	 * @param businessId what the job is about (e.g. an order id); also its ordering key in the queue
+	 * @param delay how long from now (database time), zero or more
+	 * @param payload what the worker gets
+	 * @return the job id
+	 */
+	public long schedule(String queue, String businessId, Duration delay, String payload) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
+		}
+		return insert(queue, businessId, null, payload, delay.toMillis(), null).orElseThrow();
+	}
+
+	/**
+	 * Schedules a job due at an instant (compared with the database's clock).
+	 * @param queue the work queue the job goes to when due
+	 * @param businessId what the job is about; also its ordering key in the queue
+	 * @param dueAt when it is due
+	 * @param payload what the worker gets
+	 * @return the job id
+	 */
+	public long schedule(String queue, String businessId, Instant dueAt, String payload) {
+		Objects.requireNonNull(dueAt, "dueAt must not be null");
+		return insert(queue, businessId, null, payload, 0, dueAt).orElseThrow();
+	}
+
+	/**
+	 * Schedules a job after a delay unless one scheduled with this method for the same queue and
+	 * business id still waits (scheduled, not yet dispatched or cancelled): at most one waiting job
+	 * per queue and business id. Once that job is dispatched, the id may be scheduled again. Never
+	 * aborts the caller's transaction.
+	 * @return the job id, or empty when such a job exists
+	 */
+	public Optional<Long> scheduleOnce(String queue, String businessId, Duration delay, String payload) {
+		Objects.requireNonNull(delay, "delay must not be null");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
+		}
+		return insert(queue, businessId, queue + "\u001f" + businessId, payload, delay.toMillis(), null);
+	}
+
+	/**
+	 * Cancels the still scheduled jobs of a business id in a queue.
+	 * @return how many were cancelled
+	 */
+	public int cancel(String queue, String businessId) {
+		validate(queue, businessId, "");
+		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL, finished_at = " + this.time.now()
+				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
+				(statement) -> {
+					statement.setString(1, queue);
+					statement.setString(2, businessId);
+				}, "cancel jobs");
+	}
+
+	/**
+	 * Moves the still scheduled jobs of a business id in a queue to a new delay from now.
+	 * @return how many were moved
+	 */
+	public int reschedule(String queue, String businessId, Duration delay) {
+		validate(queue, businessId, "");
+		Objects.requireNonNull(delay, "delay must not be null");
+		return update("UPDATE " + this.table + " SET due_at = " + this.time.nowMinusMillis()
+				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'", (statement) -> {
+					statement.setLong(1, -delay.toMillis());
+					statement.setString(2, queue);
+					statement.setString(3, businessId);
+				}, "reschedule jobs");
+	}
+
+	private Optional<Long> insert(String queue, String businessId, @Nullable String uniqueKey, String payload, long delayMillis,
+			@Nullable Instant dueAt) {
+		validate(queue, businessId, payload);
+		String due = (dueAt != null) ? "?" : this.time.nowMinusMillis();
+		String sql = "INSERT INTO " + this.table + " (queue, business_id, unique_key, payload, state, due_at, created_at) VALUES (?, ?, ?, ?, 'SCHEDULED', "
+				+ due + ", " + this.time.now() + ")";
+		if (uniqueKey != null && this.dialect == Dialect.POSTGRESQL) {
+			sql += " ON CONFLICT (unique_key) DO NOTHING";
+		}
+		Connection connection = obtain();
+		try (PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+			statement.setString(1, queue);
+			statement.setString(2, businessId);
+			statement.setString(3, uniqueKey);
+			statement.setString(4, payload);
+			if (dueAt != null) {
+				bindInstant(statement, 5, dueAt);
+			}
+			else {
+				statement.setLong(5, -delayMillis);
+			}
+			if (statement.executeUpdate() == 0) {
+				return Optional.empty();
+			}
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				keys.next();
+				return Optional.of(keys.getLong(1));
+			}
+		}
+		catch (SQLException ex) {
+			if (uniqueKey != null && DialectSql.isDuplicateKey(ex)) {
+				// MariaDB and H2 roll back only the failed statement: the caller's transaction goes on
+				return Optional.empty();
+			}
+			throw new DataAccessFailure("Could not schedule a job in " + this.table + " (queue '" + queue + "')", ex);
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	// ---- dispatching, in transactions of its own
+
+	/**
+	 * Moves up to {@code limit} due jobs into the work queue, oldest due first, in one transaction;
+	 * if that fails, one transaction per job. A job that still fails stays SCHEDULED and is tried
+	 * again after the backoff (attempts and last error recorded); nothing is lost.
+	 * @param queue the work queue
+	 * @param limit the most jobs to move, 1 to 10,000
+	 * @return what happened
+	 */
+	public DispatchResult dispatchDue(WorkQueue queue, int limit) {
+		return dispatchDue(queue, limit, HoldCheck.NONE);
+	}
+
+	/**
+	 * Moves due jobs like {@link #dispatchDue(WorkQueue, int)}, under a hold: every dispatch
+	 * transaction runs the check first, so that an instance that lost its hold (another took over)
+	 * moves nothing more.
+	 * @param queue the work queue
+	 * @param limit the most jobs to move, 1 to 10,000
+	 * @param hold the check, e.g. {@link dev.polling.jdbc.coordination.JdbcCoordinator#holdCheck}
+	 * @return what happened
+	 * @throws LostHoldException if the hold is lost (nothing of that transaction is written)
+	 */
+	public DispatchResult dispatchDue(WorkQueue queue, int limit, HoldCheck hold) {
+		Objects.requireNonNull(queue, "queue must not be null");
+		Objects.requireNonNull(hold, "hold must not be null");
+		if (limit < 1 || limit > 10_000) {
+			throw new IllegalArgumentException("limit " + limit + " is out of range: pass 1 to 10000");
+		}
+		ensureDispatchLock();
+		List<DueJob> listed;
+		try {
+			return Sql.inTransaction(this.dataSource, "dispatch due jobs", (connection) -> {
+				if (!lockDispatch(connection)) {
+					return DispatchResult.NONE;
+				}
+				hold.assertStillHolder(connection);
+				List<DueJob> due = lockDue(connection, limit, null);
+				for (DueJob job : due) {
+					dispatch(connection, queue, job);
+				}
+				return new DispatchResult(due.size(), 0, due.stream().map(DueJob::delayMillis).toList());
+			});
+		}
+		catch (LostHoldException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			if (Failures.isConnectionFailure(ex)) {
+				// the database is gone: every job would fail the same way, and a late commit may have gone through
+				throw ex;
+			}
+			logger.warn("Dispatching a batch of due jobs failed ({}); trying each job on its own", Arguments.describe(ex, 300));
+			listed = Sql.inTransaction(this.dataSource, "list due jobs", (connection) -> lockDue(connection, limit, null));
+		}
+		int dispatched = 0;
+		int postponed = 0;
+		List<Long> delays = new ArrayList<>();
+		// a job that fails holds back the younger jobs of its business id, in this round too
+		Set<List<String>> held = new HashSet<>();
+		for (DueJob job : listed) {
+			List<String> key = List.of(job.queue(), job.businessId());
+			if (held.contains(key)) {
+				continue;
+			}
+			long id = job.id();
+			try {
+				Optional<Optional<Long>> delay = Sql.inTransaction(this.dataSource, "dispatch job " + id, (connection) -> {
+					if (!lockDispatch(connection)) {
+						return Optional.<Optional<Long>>empty();
+					}
+					hold.assertStillHolder(connection);
+					List<DueJob> one = lockDue(connection, 1, id);
+					if (one.isEmpty()) {
+						return Optional.of(Optional.<Long>empty());
+					}
+					dispatch(connection, queue, one.get(0));
+					return Optional.of(Optional.of(one.get(0).delayMillis()));
+				});
+				if (delay.isEmpty()) {
+					break; // another dispatcher is at work
+				}
+				if (delay.get().isPresent()) {
+					dispatched++;
+					delays.add(delay.get().get());
+				}
+				else {
+					held.add(key);
+				}
+			}
+			catch (LostHoldException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				postponed++;
+				held.add(key);
+				postpone(id, ex);
+			}
+		}
+		return new DispatchResult(dispatched, postponed, delays);
+	}
+
+	/** Inserts the dispatch lock row if it is missing, once per scheduler. */
+	private void ensureDispatchLock() {
+		if (this.dispatchLockInPlace) {
+			return;
+		}
+		String table = this.tables.coordination();
+		Sql.inTransaction(this.dataSource, "create the dispatch lock row in " + table, (connection) -> {
+			try (PreparedStatement exists = connection.prepareStatement("SELECT 1 FROM " + table + " WHERE cluster_id = ?")) {
+				exists.setString(1, DISPATCH_LOCK);
+				try (ResultSet row = exists.executeQuery()) {
+					if (row.next()) {
+						return null;
+					}
+				}
+			}
+			String insert = switch (this.dialect) {
+				case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, 0) ON CONFLICT (cluster_id) DO NOTHING";
+				case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
+				case H2 -> "MERGE INTO " + table + " (cluster_id, epoch) KEY (cluster_id) VALUES (?, 0)";
+			};
+			try (PreparedStatement statement = connection.prepareStatement(insert)) {
+				statement.setString(1, DISPATCH_LOCK);
+				statement.executeUpdate();
+			}
+			return null;
+		});
+		this.dispatchLockInPlace = true;
+	}
+
+	/**
+	 * Locks the dispatch lock row for the rest of the transaction; {@code false} if another
+	 * dispatcher holds it (never waits).
+	 */
+	private boolean lockDispatch(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT cluster_id FROM "
+				+ this.tables.coordination() + " WHERE cluster_id = ? FOR UPDATE SKIP LOCKED")) {
+			statement.setString(1, DISPATCH_LOCK);
+			try (ResultSet row = statement.executeQuery()) {
+				return row.next();
+			}
+		}
+	}
+
+	/**
+	 * Locks due jobs (due time passed, no later attempt pending) in due order, skipping jobs held
+	 * back by an older job of their business id that waits for another attempt.
+	 */
+	private List<DueJob> lockDue(Connection connection, int limit, @Nullable Long id) throws SQLException {
+		String skip = (this.dialect == Dialect.H2) ? "" : " SKIP LOCKED";
+		String now = this.time.now();
+		String sql = "SELECT j.id, j.queue, j.business_id, j.payload, j.due_at, " + now + " FROM " + this.table + " j"
+				+ " WHERE j.state = 'SCHEDULED' AND j.due_at <= " + now + " AND (j.next_attempt_at IS NULL OR "
+				+ "j.next_attempt_at <= " + now + ")" + ((id != null) ? " AND j.id = ?" : "")
+				+ " AND NOT EXISTS (SELECT 1 FROM " + this.table + " p WHERE p.queue = j.queue AND p.business_id = "
+				+ "j.business_id AND p.state = 'SCHEDULED' AND p.next_attempt_at > " + now + " AND (p.due_at < j.due_at "
+				+ "OR (p.due_at = j.due_at AND p.id < j.id)))"
+				+ " ORDER BY j.due_at, j.id" + DialectSql.limit(this.dialect, "?") + " FOR UPDATE" + skip;
+		List<DueJob> due = new ArrayList<>();
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			int index = 1;
+			if (id != null) {
+				statement.setLong(index++, id);
+			}
+			statement.setInt(index, limit);
+			try (ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					Instant dueAt = this.time.read(rows, 5);
+					Instant dbNow = this.time.read(rows, 6);
+					due.add(new DueJob(rows.getLong(1), rows.getString(2), rows.getString(3), rows.getString(4),
+							Math.max(0, Duration.between(dueAt, dbNow).toMillis())));
+				}
+			}
+		}
+		return due;
+	}
+
+	private void dispatch(Connection connection, WorkQueue queue, DueJob job) throws SQLException {
+		long messageId = queue.enqueue(connection, job.queue(), job.businessId(), job.payload());
+		try (PreparedStatement mark = connection.prepareStatement("UPDATE " + this.table + " SET state = 'DISPATCHED', dispatched_at = "
+				+ this.time.now() + ", finished_at = " + this.time.now() + ", next_attempt_at = NULL, unique_key = NULL, "
+				+ "message_id = ? WHERE id = ?")) {
+			mark.setLong(1, messageId);
+			mark.setLong(2, job.id());
+			mark.executeUpdate();
+		}
+	}
+
+	/**
+	 * Records a failed dispatch of a job: it stays SCHEDULED, counts the attempt and is due again
+	 * after the backoff. If even this cannot be written (the database is gone), the job stays due and
+	 * is tried at the next round.
+	 */
+	private void postpone(long id, Exception failure) {
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
+		try {
+			Sql.inTransaction(this.dataSource, "postpone job " + id, (connection) -> {
+				int attempts;
+				try (PreparedStatement statement = connection.prepareStatement("SELECT attempts FROM " + this.table
+						+ " WHERE id = ? AND state = 'SCHEDULED' FOR UPDATE")) {
+					statement.setLong(1, id);
+					try (ResultSet row = statement.executeQuery()) {
+						if (!row.next()) {
+							return 0;
+						}
+						attempts = row.getInt(1) + 1;
+					}
+				}
+				long delay = this.backoff.delayAfter(attempts).toMillis();
+				try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+						+ " SET attempts = ?, last_error = ?, next_attempt_at = " + this.time.nowPlusMillis()
+						+ " WHERE id = ? AND state = 'SCHEDULED'")) {
+					statement.setInt(1, attempts);
+					statement.setString(2, error);
+					statement.setLong(3, delay);
+					statement.setLong(4, id);
+					statement.executeUpdate();
+				}
+				logger.warn("Job {} could not be moved into the work queue (attempt {}); it stays scheduled and is tried "
+						+ "again in {} ms{}: {}", id, attempts, delay,
+						Failures.isTransient(failure) ? " (transient database error)" : "", error);
+				return attempts;
+			});
+		}
+		catch (DataAccessFailure ex) {
+			logger.warn("Job {} could not be moved into the work queue, nor its retry recorded; it stays due and is "
+					+ "tried at the next round: {}", id, ex.getMessage());
+		}
+	}
+
+	// ---- operator actions
+
+	/**
+	 * Operator action on a FAILED job (its handler failed for good, so its queue message is DEAD):
+	 * gives the message a fresh set of attempts, or, when the message is gone (discarded), schedules
+	 * the job again, due now. In a transaction of its own.
+	 * @param queue the work queue the job's message is in
+	 * @param id the job id
+	 * @return {@code false} if there is no FAILED job with this id
+	 */
+	public boolean requeue(WorkQueue queue, long id) {
+		Objects.requireNonNull(queue, "queue must not be null");
+		boolean requeued = Sql.inTransaction(this.dataSource, "requeue job " + id, (connection) -> {
+			Long messageId;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT message_id FROM " + this.table
+					+ " WHERE id = ? AND state = 'FAILED' FOR UPDATE")) {
+				statement.setLong(1, id);
+				try (ResultSet row = statement.executeQuery()) {
+					if (!row.next()) {
+						return false;
+					}
+					long value = row.getLong(1);
+					messageId = row.wasNull() ? null : value;
+				}
+			}
+			if (messageId != null && queue.retry(connection, messageId)) {
+				return true; // the queue marks the job DISPATCHED again
+			}
+			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "
+					+ "'SCHEDULED', attempts = 0, next_attempt_at = NULL, message_id = NULL, finished_at = NULL, "
+					+ "dispatched_at = NULL, due_at = " + this.time.now() + " WHERE id = ? AND state = 'FAILED'")) {
+				statement.setLong(1, id);
+				return statement.executeUpdate() == 1;
+			}
+		});
+		if (requeued) {
+			logger.info("Failed job {} requeued by an operator", id);
+		}
+		return requeued;
+	}
+
+	// ---- looking
+
+	/**
+	 * Counts of the open jobs (scheduled, and failed for good), read from the index on state and due
+	 * time: dispatched and cancelled jobs, the bulk of the table until the retention purge, are not
+	 * read.
+	 * @return the numbers
+	 */
+	public JobStats stats() {
+		return Sql.inTransaction(this.dataSource, "read job statistics", (connection) -> {
+			long scheduled = 0;
+			long due = 0;
+			long retrying = 0;
+			long failed = 0;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT state, COUNT(*), "
+					+ "SUM(CASE WHEN due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
+					+ "SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END) FROM " + this.table
+					+ " WHERE state IN ('SCHEDULED', 'FAILED') GROUP BY state");
+					ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					if (rows.getString(1).equals("SCHEDULED")) {
+						scheduled = rows.getLong(2);
+						due = rows.getLong(3);
+						retrying = rows.getLong(4);
+					}
+					else {
+						failed = rows.getLong(2);
+					}
+				}
+			}
+			return new JobStats(scheduled, due, retrying, failed);
+		});
+	}
+
+	// ---- retention
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * 1000.
+	 * @param retention how long finished jobs are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes dispatched and cancelled jobs finished longer ago than the retention, in batches of
+	 * {@code batchSize}, each in a transaction of its own (so no batch holds many locks for long).
+	 * Scheduled and failed jobs are kept. Safe on several instances at once.
+	 * @param retention how long finished jobs are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table,
+				"state IN ('DISPATCHED', 'CANCELLED') AND finished_at < " + this.time.nowMinusMillis(), retention,
+				batchSize);
+	}
+
+	// ---- internals
+
+	private static void validate(String queue, String businessId, String payload) {
+		Arguments.key("queue", queue, WorkQueue.MAX_QUEUE_LENGTH, "name the queue in at most " + WorkQueue.MAX_QUEUE_LENGTH + " characters");
+		Arguments.key("businessId", businessId, MAX_BUSINESS_ID_LENGTH,
+				"use an id of at most " + MAX_BUSINESS_ID_LENGTH + " characters (e.g. an order id or a hash)");
+		Arguments.payload("payload", payload, WorkQueue.MAX_PAYLOAD_LENGTH);
+	}
+
+	private void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
+		if (this.dialect == Dialect.MARIADB) {
+			statement.setObject(index, instant.atOffset(ZoneOffset.UTC).toLocalDateTime());
+		}
+		else {
+			statement.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+		}
+	}
+
+	private int update(String sql, Binder binder, String what) {
+		Connection connection = obtain();
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			binder.bind(statement);
+			return statement.executeUpdate();
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not " + what + " in " + this.table, ex);
+		}
+		finally {
+			release(connection);
+		}
+	}
+
+	private Connection obtain() {
+		return Sql.obtain(this.connections, this.table);
+	}
+
+	private void release(Connection connection) {
+		Sql.release(this.connections, connection, this.table);
+	}
+
+	/** The tables this scheduler uses. */
+	public TableNames tables() {
+		return this.tables;
+	}
+
+	DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	Dialect dialect() {
+		return this.dialect;
+	}
+
+	@FunctionalInterface
+	private interface Binder {
+
+		void bind(PreparedStatement statement) throws SQLException;
+
+	}
+
+	private record DueJob(long id, String queue, String businessId, String payload, long delayMillis) {
+	}
+
+	/**
+	 * What {@link #dispatchDue} did.
+	 *
+	 * @param dispatched jobs moved into the work queue
+	 * @param postponed jobs that could not be moved and are tried again after a backoff
+	 * @param startDelaysMillis for each dispatched job, how late it was moved (database time)
+	 */
+	public record DispatchResult(int dispatched, int postponed, List<Long> startDelaysMillis) {
+
+		/** Nothing moved (nothing due, or another dispatcher at work). */
+		public static final DispatchResult NONE = new DispatchResult(0, 0, List.of());
+
+		public DispatchResult {
+			startDelaysMillis = List.copyOf(startDelaysMillis);
+		}
+
+	}
+
+	/**
+	 * Counts of the open jobs.
+	 *
+	 * @param scheduled jobs waiting (due or not)
+	 * @param dueBacklog scheduled jobs whose due time has passed
+	 * @param retrying scheduled jobs whose dispatch failed at least once (tried again after a backoff)
+	 * @param failed jobs whose handler failed for good (their message is DEAD), waiting for an operator
+	 */
+	public record JobStats(long scheduled, long dueBacklog, long retrying, long failed) {
+	}
+
+	/**
+	 * Builds a {@link JobScheduler}.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private @Nullable ConnectionProvider connections;
+
+		private @Nullable Dialect dialect;
+
+		private TableNames tables = TableNames.defaults();
+
+		private Backoff backoff = Backoff.defaults();
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = dataSource;
+		}
+
+		/**
+		 * Sets where {@code schedule}, {@code cancel} and {@code reschedule} get their connection, e.g.
+		 * one bound to the current transaction (default: a connection borrowed from the data source per
+		 * call).
+		 * @param connections the provider
+		 * @return this builder
+		 */
+		public Builder connections(ConnectionProvider connections) {
+			this.connections = Objects.requireNonNull(connections, "connections must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the dialect instead of detecting it at {@link #build()}.
+		 * @param dialect the dialect
+		 * @return this builder
+		 */
+		public Builder dialect(Dialect dialect) {
+			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the table names.
+		 * @param tables the table names
+		 * @return this builder
+		 */
+		public Builder tables(TableNames tables) {
+			this.tables = Objects.requireNonNull(tables, "tables must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the wait before a job whose dispatch failed is tried again (default: 1 s, doubling, at
+		 * most 5 min).
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
+		public Builder backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the scheduler, detecting the dialect from one connection if none was set.
+		 * @return the scheduler
+		 */
+		public JobScheduler build() {
+			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
+			return new JobScheduler(this, resolved);
+		}
+
+	}
+
+}

@@ -1,0 +1,771 @@
+package dev.polling.jdbc.queue;
+
+import dev.polling.jdbc.DatabaseStatus;
+import dev.polling.jdbc.FencedWrite;
+import dev.polling.jdbc.TransactionRunner;
+import dev.polling.jdbc.internal.Failures;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker threads of one instance: a fetcher claims batches of messages for the subscribed
+ * queues into a small prefetch buffer, {@code threads} workers run the {@link QueueHandler}s and
+ * complete or fail each message, and a maintenance thread renews the leases of everything this
+ * instance holds (prefetched messages too) every third of the lease time and recovers expired
+ * leases of any instance.
+ * <p>
+ * A handler that returns completes its message: with {@link Builder#transactions} in the same
+ * transaction as the handler's own work; without, in a transaction of its own right after the
+ * handler returned, before the worker takes the next message (one commit per message, so a crash
+ * re-runs at most the handlers that were running). {@link Builder#batchCompletions} trades that for
+ * fewer commits, for idempotent handlers only. One that throws fails it (retry with backoff, dead on
+ * the last attempt); a transient database error (deadlock, serialization failure, lost connection,
+ * timeout), in the handler or in the completion, puts the message back after the backoff without
+ * counting an attempt. A completion rejected by the fence (this instance lost the claim while the handler
+ * ran) is counted by the queue's listener and logged at debug level, never thrown. When the fetcher
+ * or a write fails because the database is unavailable, it logs once per outage and tries again;
+ * messages whose completion could not be written are recovered after their lease expires.
+ * <pre>{@code
+ * QueueWorkers workers = QueueWorkers.builder(queue)
+ *     .subscribe("mails", (message) -> process(message.payload()))
+ *     .threads(4)
+ *     .build();
+ * workers.start();
+ * }</pre>
+ */
+public final class QueueWorkers implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueWorkers.class);
+
+	private final WorkQueue queue;
+
+	private final Map<String, QueueHandler> handlers;
+
+	private final int threads;
+
+	private final int batchSize;
+
+	private final Duration pollInterval;
+
+	private final Duration renewInterval;
+
+	private final TransactionRunner transactions;
+
+	private final boolean batchCompletions;
+
+	private final DatabaseStatus status;
+
+	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
+
+	private final LinkedBlockingQueue<QueueMessage> completions = new LinkedBlockingQueue<>();
+
+	private @Nullable Thread completer;
+
+	private final Map<Long, QueueMessage> held = new ConcurrentHashMap<>();
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	private final Object signal = new Object();
+
+	private boolean signalled;
+
+	private volatile boolean running;
+
+	private volatile boolean frozen;
+
+	private boolean fetchFailing;
+
+	private boolean fetchFailureLogged;
+
+	private final List<Thread> workerThreads = new ArrayList<>();
+
+	private @Nullable Thread fetcher;
+
+	private @Nullable ScheduledExecutorService maintenance;
+
+	private QueueWorkers(Builder builder) {
+		this.queue = builder.queue;
+		this.handlers = new LinkedHashMap<>(builder.handlers);
+		this.threads = builder.threads;
+		this.batchSize = builder.batchSize;
+		this.pollInterval = builder.pollInterval;
+		this.renewInterval = (builder.renewInterval != null) ? builder.renewInterval
+				: this.queue.leaseTime().dividedBy(3);
+		this.transactions = builder.transactions;
+		this.batchCompletions = builder.batchCompletions;
+		this.status = (builder.status != null) ? builder.status
+				: new DatabaseStatus("the queue workers of " + this.queue.owner());
+	}
+
+	/**
+	 * Starts building the workers of a queue.
+	 * @param queue the queue
+	 * @return the builder
+	 */
+	public static Builder builder(WorkQueue queue) {
+		return new Builder(Objects.requireNonNull(queue, "queue must not be null"));
+	}
+
+	/**
+	 * Starts the threads. Does nothing when no queue is subscribed or when already running.
+	 */
+	public synchronized void start() {
+		if (this.running || this.handlers.isEmpty()) {
+			return;
+		}
+		this.running = true;
+		for (int i = 1; i <= this.threads; i++) {
+			Thread worker = new Thread(this::work, "polling-queue-worker-" + i);
+			worker.setDaemon(true);
+			this.workerThreads.add(worker);
+			worker.start();
+		}
+		if (this.batchCompletions) {
+			Thread complete = new Thread(this::completeInBatches, "polling-queue-completer");
+			complete.setDaemon(true);
+			this.completer = complete;
+			complete.start();
+		}
+		Thread fetch = new Thread(this::fetch, "polling-queue-fetcher");
+		fetch.setDaemon(true);
+		this.fetcher = fetch;
+		fetch.start();
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "polling-queue-leases");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = Math.max(1, this.renewInterval.toMillis());
+		executor.scheduleWithFixedDelay(this::maintain, millis, millis, TimeUnit.MILLISECONDS);
+		this.maintenance = executor;
+		logger.info("Queue workers started for {} with {} thread(s), batches of {}, owner {}", this.handlers.keySet(),
+				this.threads, this.batchSize, this.queue.owner());
+	}
+
+	/**
+	 * Stops claiming, lets running handlers finish (up to the given time), and releases prefetched
+	 * messages so that other instances take them at once.
+	 * @param timeout how long to wait for running handlers
+	 */
+	public synchronized void stop(Duration timeout) {
+		if (!this.running) {
+			return;
+		}
+		this.running = false;
+		if (this.fetcher != null) {
+			this.fetcher.interrupt();
+			join(this.fetcher, Duration.ofSeconds(5));
+		}
+		releaseBuffered();
+		long deadline = System.nanoTime() + timeout.toNanos();
+		for (Thread worker : this.workerThreads) {
+			join(worker, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+		}
+		releaseBuffered();
+		if (this.completer != null) {
+			join(this.completer, Duration.ofSeconds(10));
+			this.completer = null;
+		}
+		if (this.maintenance != null) {
+			this.maintenance.shutdownNow();
+			// a renewal or recovery under way finishes before stop returns (and the pool is closed)
+			try {
+				this.maintenance.awaitTermination(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		this.workerThreads.clear();
+		this.fetcher = null;
+		this.maintenance = null;
+	}
+
+	@Override
+	public void close() {
+		stop(Duration.ofSeconds(30));
+	}
+
+	/**
+	 * Whether the threads run.
+	 * @return {@code true} between start and stop
+	 */
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * The subscribed queues.
+	 * @return the queue names
+	 */
+	public List<String> queues() {
+		return List.copyOf(this.handlers.keySet());
+	}
+
+	/**
+	 * Suspends or resumes claiming, lease renewal and recovery on this instance, simulating an
+	 * instance that froze (long GC pause, network partition). For tests.
+	 * @param frozen whether to suspend
+	 */
+	void freeze(boolean frozen) {
+		this.frozen = frozen;
+	}
+
+	/**
+	 * Claims batches ahead of the workers: up to two batches wait in the buffer besides the running
+	 * messages, and the next batch is claimed as soon as it fits, i.e. while a batch is still waiting.
+	 * With room for one batch only, the next claim began when the buffer ran dry, and every worker
+	 * that finished meanwhile waited a claim's round trip and commit for work.
+	 */
+	private void fetch() {
+		int capacity = capacity();
+		List<String> names = new ArrayList<>(this.handlers.keySet());
+		int next = 0;
+		while (this.running) {
+			int room = capacity - this.inFlight.get();
+			if (this.frozen) {
+				awaitSignal();
+				continue;
+			}
+			if (room < this.batchSize && !(this.buffer.isEmpty() && room > 0)) {
+				awaitSignal();
+				continue;
+			}
+			boolean claimedAny = false;
+			try {
+				long started = this.status.roundStarted();
+				for (int i = 0; i < names.size() && room > 0 && this.running; i++) {
+					String name = names.get((next + i) % names.size());
+					List<QueueMessage> claimed = this.queue.claim(name, Math.min(this.batchSize, room));
+					for (QueueMessage message : claimed) {
+						this.held.put(message.id(), message);
+						this.inFlight.incrementAndGet();
+						this.buffer.add(message);
+					}
+					room -= claimed.size();
+					claimedAny |= !claimed.isEmpty();
+				}
+				next = (next + 1) % names.size();
+				this.status.succeeded(started);
+				if (this.fetchFailing) {
+					this.fetchFailing = false;
+					if (this.fetchFailureLogged) {
+						logger.info("Claiming messages of {} works again", names);
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				// a lost database is logged once by the status; other failures once per streak here
+				boolean outage = this.status.failed("claiming messages", ex);
+				if (!this.fetchFailing) {
+					this.fetchFailing = true;
+					this.fetchFailureLogged = !outage;
+					if (!outage) {
+						logger.warn("Claiming messages of {} failed; trying again every {}: {}", names, this.pollInterval,
+								ex.getMessage());
+					}
+				}
+				sleep(this.pollInterval);
+				continue;
+			}
+			if (!claimedAny) {
+				awaitSignal();
+			}
+		}
+	}
+
+	private void awaitSignal() {
+		synchronized (this.signal) {
+			if (!this.signalled) {
+				try {
+					this.signal.wait(Math.max(1, this.pollInterval.toMillis()));
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					this.running = this.running && !Thread.currentThread().isInterrupted();
+				}
+			}
+			this.signalled = false;
+		}
+	}
+
+	private void wakeFetcher() {
+		synchronized (this.signal) {
+			this.signalled = true;
+			this.signal.notifyAll();
+		}
+	}
+
+	private void work() {
+		while (this.running || !this.buffer.isEmpty()) {
+			QueueMessage message;
+			try {
+				message = this.buffer.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			if (message == null) {
+				if (!this.running) {
+					return;
+				}
+				continue;
+			}
+			boolean deferred = false;
+			try {
+				deferred = process(message);
+			}
+			finally {
+				if (!deferred) {
+					finished(message);
+				}
+			}
+		}
+	}
+
+	private void finished(QueueMessage message) {
+		this.held.remove(message.id(), message);
+		int inFlight = this.inFlight.decrementAndGet();
+		// only when the fetcher would claim now (see fetch): waking it for every message cost a context
+		// switch per message on a machine whose cores the database shares
+		if (capacity() - inFlight >= this.batchSize || this.buffer.isEmpty()) {
+			wakeFetcher();
+		}
+	}
+
+	/** The most messages held at once: the running ones and two batches waiting. */
+	private int capacity() {
+		return this.threads + 2 * this.batchSize;
+	}
+
+	/**
+	 * With {@link Builder#batchCompletions}, completions of all workers are written in batches, so
+	 * that many share one commit; the messages stay held (and their leases renewed) until written.
+	 */
+	private void completeInBatches() {
+		List<QueueMessage> batch = new ArrayList<>();
+		while (this.running || !this.completions.isEmpty() || this.inFlight.get() > this.buffer.size()) {
+			try {
+				QueueMessage first = this.completions.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+				if (first == null) {
+					if (!this.running && this.workerThreads.stream().noneMatch(Thread::isAlive)) {
+						return;
+					}
+					continue;
+				}
+				batch.add(first);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			this.completions.drainTo(batch, 99);
+			try {
+				retryingTransient(() -> this.queue.completeAll(batch));
+			}
+			catch (RuntimeException ex) {
+				warnUnlessOutage(ex, "Could not record the completion of {} message(s); they are processed again after "
+						+ "their leases expire: {}", batch.size(), ex.getMessage());
+			}
+			finally {
+				batch.forEach(this::finished);
+				batch.clear();
+			}
+		}
+	}
+
+	/** Processes a message; answers whether its completion was handed to the completer. */
+	private boolean process(QueueMessage message) {
+		if (this.held.get(message.id()) != message) {
+			return false; // lost while prefetched: another instance has it now
+		}
+		QueueHandler handler = this.handlers.get(message.queue());
+		if (handler == null) {
+			return false;
+		}
+		if (this.transactions == TransactionRunner.NONE) {
+			try {
+				handler.handle(message);
+			}
+			catch (Exception | Error ex) {
+				failOrPostpone(message, ex);
+				return false;
+			}
+			if (this.batchCompletions) {
+				this.completions.add(message);
+				return true;
+			}
+			try {
+				retryingTransient(() -> this.queue.complete(message));
+			}
+			catch (RuntimeException ex) {
+				warnUnlessOutage(ex, "Could not record the completion of message {} of queue '{}'; it is processed "
+						+ "again after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+			}
+			return false;
+		}
+		try {
+			this.transactions.inTransaction(() -> {
+				try {
+					handler.handle(message);
+				}
+				catch (Exception ex) {
+					throw new HandlerFailure(ex);
+				}
+				if (this.queue.complete(message) == FencedWrite.REJECTED) {
+					throw new Rejected();
+				}
+			});
+		}
+		catch (Rejected ex) {
+			// counted by the queue's listener; the message belongs to another claim now
+		}
+		catch (HandlerFailure ex) {
+			failOrPostpone(message, ex.getCause());
+		}
+		catch (RuntimeException | Error ex) {
+			// completion or commit failed: a failed attempt, unless the database failed transiently
+			failOrPostpone(message, ex);
+		}
+		return false;
+	}
+
+	/**
+	 * Runs a fenced completion write again when it lost a deadlock or a lock wait (rolled back, so
+	 * the retry is clean; the fence keeps it from writing over another claim): without it, a handler
+	 * that ran ran again after the lease (seen on MariaDB with eight workers on one queue). Up to
+	 * five attempts; a lost database is not retried here.
+	 */
+	private static void retryingTransient(Runnable write) {
+		long pauseMillis = 20;
+		for (int attempt = 1;; attempt++) {
+			try {
+				write.run();
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (attempt >= 5 || !Failures.isTransient(ex) || Failures.isUnreachable(ex)) {
+					throw ex;
+				}
+				try {
+					Thread.sleep(pauseMillis);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					throw ex;
+				}
+				pauseMillis *= 2;
+			}
+		}
+	}
+
+	/**
+	 * A transient database error (deadlock, serialization failure, lost connection, timeout) is no
+	 * failed attempt: the message is tried again after the backoff without using one up.
+	 */
+	private void failOrPostpone(QueueMessage message, Throwable failure) {
+		if (!Failures.isTransient(failure)) {
+			fail(message, failure);
+			return;
+		}
+		logger.debug("Message {} of queue '{}' met a transient database error; tried again without counting an "
+				+ "attempt", message.id(), message.queue(), failure);
+		try {
+			this.queue.postpone(message, failure);
+		}
+		catch (RuntimeException ex) {
+			warnUnlessOutage(ex, "Could not put message {} of queue '{}' back after a transient database error; it is "
+					+ "retried after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
+		}
+	}
+
+	private void fail(QueueMessage message, Throwable failure) {
+		logger.debug("Message {} of queue '{}' failed (attempt {} of {})", message.id(), message.queue(),
+				message.attempt(), message.maxAttempts(), failure);
+		try {
+			this.queue.fail(message, failure);
+		}
+		catch (RuntimeException ex) {
+			warnUnlessOutage(ex, "Could not record the failure of message {} of queue '{}'; it is retried after its "
+					+ "lease expires: {}", message.id(), message.queue(), ex.getMessage());
+		}
+	}
+
+	private void maintain() {
+		if (this.frozen) {
+			return;
+		}
+		try {
+			List<QueueMessage> lost = this.queue.renewLeases(new ArrayList<>(this.held.values()));
+			for (QueueMessage message : lost) {
+				this.held.remove(message.id(), message);
+				if (this.buffer.remove(message)) {
+					this.inFlight.decrementAndGet();
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			warnUnlessOutage(ex, "Renewing the leases of {} held message(s) failed: {}", this.held.size(), ex.getMessage());
+		}
+		try {
+			this.queue.expireLeases();
+		}
+		catch (RuntimeException ex) {
+			warnUnlessOutage(ex, "Recovering expired leases failed: {}", ex.getMessage());
+		}
+	}
+
+	/**
+	 * Logs a failed write as a warning, or at debug level when it is part of a database outage,
+	 * which the status reports once.
+	 */
+	private void warnUnlessOutage(RuntimeException failure, String format, Object... arguments) {
+		if (this.status.failed("the queue workers", failure)) {
+			logger.debug(format, arguments);
+		}
+		else {
+			logger.warn(format, arguments);
+		}
+	}
+
+	private void releaseBuffered() {
+		QueueMessage message;
+		while ((message = this.buffer.poll()) != null) {
+			this.held.remove(message.id(), message);
+			this.inFlight.decrementAndGet();
+			try {
+				this.queue.release(message);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not release message {}; it is recovered after its lease expires", message.id(), ex);
+			}
+		}
+	}
+
+	private static void join(Thread thread, Duration timeout) {
+		try {
+			thread.join(Math.max(1, timeout.toMillis()));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(Math.max(1, duration.toMillis()));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static final class HandlerFailure extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		HandlerFailure(Exception cause) {
+			super(cause);
+		}
+
+	}
+
+	private static final class Rejected extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		Rejected() {
+			super(null, null, false, false);
+		}
+
+	}
+
+	/**
+	 * Builds {@link QueueWorkers}.
+	 */
+	public static final class Builder {
+
+		private final WorkQueue queue;
+
+		private final Map<String, QueueHandler> handlers = new LinkedHashMap<>();
+
+		private int threads = 4;
+
+		private int batchSize = 10;
+
+		private Duration pollInterval = Duration.ofMillis(500);
+
+		private @Nullable Duration renewInterval;
+
+		private TransactionRunner transactions = TransactionRunner.NONE;
+
+		private boolean batchCompletions;
+
+		private @Nullable DatabaseStatus status;
+
+		private Builder(WorkQueue queue) {
+			this.queue = queue;
+		}
+
+		/**
+		 * Subscribes a handler to a queue.
+		 * @param queueName the queue name
+		 * @param handler the handler
+		 * @return this builder
+		 * @throws IllegalStateException if the queue has a handler already
+		 */
+		public Builder subscribe(String queueName, QueueHandler handler) {
+			WorkQueue.validate(queueName, null, "");
+			Objects.requireNonNull(handler, "handler must not be null");
+			if (this.handlers.putIfAbsent(queueName, handler) != null) {
+				throw new IllegalStateException("Queue '" + queueName + "' has a handler already: subscribe one "
+						+ "handler per queue and dispatch inside it");
+			}
+			return this;
+		}
+
+		/**
+		 * Subscribes a handler to its queue.
+		 * @param subscription the subscription
+		 * @return this builder
+		 */
+		public Builder subscribe(QueueSubscription subscription) {
+			Objects.requireNonNull(subscription, "subscription must not be null");
+			return subscribe(subscription.queue(), subscription.handler());
+		}
+
+		/**
+		 * Sets the number of worker threads of this instance (default 4).
+		 * @param threads between 1 and 256
+		 * @return this builder
+		 */
+		public Builder threads(int threads) {
+			if (threads < 1 || threads > 256) {
+				throw new IllegalArgumentException("threads must be between 1 and 256 but was " + threads + ": e.g. 4");
+			}
+			this.threads = threads;
+			return this;
+		}
+
+		/**
+		 * Sets how many messages one claim takes (default 10; 1 claims single rows).
+		 * @param batchSize between 1 and 1000
+		 * @return this builder
+		 */
+		public Builder batchSize(int batchSize) {
+			if (batchSize < 1 || batchSize > 1000) {
+				throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize
+						+ ": e.g. 10");
+			}
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/**
+		 * Sets how long the fetcher waits when no message was ready (default 500 ms); a completed
+		 * message wakes it earlier, since it may unblock the next message of its key.
+		 * @param pollInterval positive
+		 * @return this builder
+		 */
+		public Builder pollInterval(Duration pollInterval) {
+			Objects.requireNonNull(pollInterval, "pollInterval must not be null");
+			if (pollInterval.isNegative() || pollInterval.isZero()) {
+				throw new IllegalArgumentException("pollInterval must be positive but was " + pollInterval
+						+ ": e.g. 500ms");
+			}
+			this.pollInterval = pollInterval;
+			return this;
+		}
+
+		/**
+		 * Sets how often leases are renewed and expired leases recovered (default: a third of the
+		 * lease time).
+		 * @param renewInterval positive and shorter than the lease time
+		 * @return this builder
+		 */
+		public Builder renewInterval(Duration renewInterval) {
+			Objects.requireNonNull(renewInterval, "renewInterval must not be null");
+			if (renewInterval.isNegative() || renewInterval.isZero()
+					|| renewInterval.compareTo(this.queue.leaseTime()) >= 0) {
+				throw new IllegalArgumentException("renewInterval must be positive and shorter than the lease time "
+						+ this.queue.leaseTime() + " but was " + renewInterval + ": e.g. a third of the lease time");
+			}
+			this.renewInterval = renewInterval;
+			return this;
+		}
+
+		/**
+		 * Runs each handler and its message's completion in one transaction. The queue must have been
+		 * built with {@link WorkQueue.Builder#connections} bound to the same transactions (e.g.
+		 * {@link dev.polling.jdbc.JdbcTransactions}), so that the completion joins the runner's
+		 * transaction.
+		 * @param transactions the transaction runner
+		 * @return this builder
+		 */
+		public Builder transactions(TransactionRunner transactions) {
+			this.transactions = Objects.requireNonNull(transactions, "transactions must not be null");
+			return this;
+		}
+
+		/**
+		 * For idempotent handlers only: without a transaction runner, writes the completions of all
+		 * workers in batches of up to 100 per transaction instead of one commit per message. Fewer
+		 * commits, but a crash re-runs every handler whose completion was still waiting for its batch
+		 * (up to 100 finished handlers), not only the ones that were running. Off by default.
+		 * @param batchCompletions whether to batch completions
+		 * @return this builder
+		 */
+		public Builder batchCompletions(boolean batchCompletions) {
+			this.batchCompletions = batchCompletions;
+			return this;
+		}
+
+		/**
+		 * Sets where the workers report whether the database answers (default: a status of their
+		 * own); share one among the parts of an instance so that an outage is logged once.
+		 * @param status the status
+		 * @return this builder
+		 */
+		public Builder status(DatabaseStatus status) {
+			this.status = Objects.requireNonNull(status, "status must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the workers (not started).
+		 * @return the workers
+		 * @throws IllegalStateException if a transaction runner is set but the queue borrows its own
+		 * connections, or completions are batched inside a transaction runner
+		 */
+		public QueueWorkers build() {
+			if (this.transactions != TransactionRunner.NONE && !this.queue.joinsCallerTransactions()) {
+				throw new IllegalStateException("QueueWorkers.transactions(...) is set but the queue borrows its own "
+						+ "connections, so DONE would commit outside the runner's transaction: build the queue with "
+						+ "WorkQueue.Builder.connections(...) bound to the same transactions (e.g. "
+						+ "JdbcTransactions.of(dataSource) as both), or leave transactions unset");
+			}
+			if (this.transactions != TransactionRunner.NONE && this.batchCompletions) {
+				throw new IllegalStateException("QueueWorkers.batchCompletions(true) and transactions(...) exclude each "
+						+ "other: with a transaction runner each completion commits with its handler's work; remove "
+						+ "one of them");
+			}
+			return new QueueWorkers(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,9 @@
+package dev.polling.jdbc;
+
+class MariaDbDatabaseOutageTest extends DatabaseOutageContractTest {
+
+	MariaDbDatabaseOutageTest() {
+		super(Dialect.MARIADB);
+	}
+
+}

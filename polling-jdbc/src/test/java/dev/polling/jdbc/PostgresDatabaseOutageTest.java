@@ -1,0 +1,9 @@
+package dev.polling.jdbc;
+
+class PostgresDatabaseOutageTest extends DatabaseOutageContractTest {
+
+	PostgresDatabaseOutageTest() {
+		super(Dialect.POSTGRESQL);
+	}
+
+}

@@ -1,0 +1,575 @@
+package dev.polling.jdbc.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.Schema;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.DatabaseTest;
+import dev.polling.jdbc.test.TestDatabase;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The delivery guard's behaviour, written once and run on every database by
+ * {@link PostgresDeliveryGuardTest}, {@link MariaDbDeliveryGuardTest} and {@link H2DeliveryGuardTest}.
+ * Two guards on two data sources stand for two application instances; a data source that can be
+ * switched off stands for a crash or a database outage right after a send.
+ */
+abstract class DeliveryGuardContractTest extends DatabaseTest {
+
+	private static final Backoff FAST = new Backoff(Duration.ofMillis(50), 2.0, Duration.ofMillis(200));
+
+
+	private String destination;
+
+	private final List<Delivery> sent = new CopyOnWriteArrayList<>();
+
+	DeliveryGuardContractTest(Dialect dialect) {
+		super(dialect);
+	}
+
+	@Override
+	protected void prepare(TestDatabase database) {
+		Schema.migrate(pool(), database.dialect(), TableNames.defaults());
+	}
+
+
+	@BeforeEach
+	void useOneDestinationPerTest(TestInfo test) {
+		this.destination = test.getTestMethod().orElseThrow().getName();
+		this.sent.clear();
+	}
+
+	private HikariDataSource pool() {
+		return newPool(4);
+	}
+
+	private DeliveryGuard.Builder guard(String instance, DataSource dataSource) {
+		return DeliveryGuard.builder(dataSource).instanceId(instance).backoff(FAST).leaseTime(Duration.ofSeconds(1));
+	}
+
+	private DeliverySender recording() {
+		return this.sent::add;
+	}
+
+	@Test
+	void purgesDeliveredMessagesOlderThanTheRetentionInBatchesAndKeepsTheUndelivered() throws Exception {
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			if (delivery.payload().equals("refused")) {
+				throw new NotDeliveredException("refused");
+			}
+		})).maxAttempts(1).build();
+		for (int i = 0; i < 25; i++) {
+			guard.store(this.destination, "purge-" + i, (i == 0) ? "refused" : "fine");
+		}
+		guard.deliverDue(this.destination, 100);
+		String where = "destination = '" + this.destination + "'";
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where + " AND state = 'DELIVERED'"))
+			.isEqualTo(24);
+		assertThat(guard.purge(Duration.ofHours(1), 10)).as("nothing older than an hour").isZero();
+		Awaitility.await().pollDelay(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10)).until(() -> true);
+		assertThat(guard.purge(Duration.ofMillis(10), 10)).isGreaterThanOrEqualTo(24);
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where)).as("the dead one")
+			.isOne();
+	}
+
+	/**
+	 * Issue 16, defect 10: expired sends are recovered even while every sending thread is busy with
+	 * a slow send (recovery used to run on the first thread only).
+	 */
+	@Test
+	void expiredSendsAreRecoveredWhileEverySendingThreadIsBusy() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		// the slow sends' leases outlast the test (with 1 s they expired before a loaded machine saw both
+		// sending); the orphan's lease has long expired
+		DeliveryGuard guard = guard("b", pool()).leaseTime(Duration.ofSeconds(60)).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			if (!release.await(60, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("never released");
+			}
+		})).build();
+		guard.store(this.destination, "orphan", "sent by a crashed instance");
+		guard.store(this.destination, "slow-1", "slow");
+		guard.store(this.destination, "slow-2", "slow");
+		// an instance crashed while sending the orphan: SENDING, lease long expired
+		database().execute("UPDATE polling_delivery SET state = 'SENDING', owner = 'crashed', fence = fence + 1, "
+				+ "attempts = 1, lease_until = available_at WHERE destination = '" + this.destination
+				+ "' AND idempotency_key = 'orphan'");
+		DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 2, 10, Duration.ofMillis(50), Duration.ofMillis(200));
+		try {
+			dispatcher.start();
+			Awaitility.await("both threads are sending")
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE destination = '"
+						+ this.destination + "' AND idempotency_key LIKE 'slow-%' AND state = 'SENDING'") == 2);
+			Awaitility.await("the orphan is recovered while both threads wait for their sends")
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE destination = '"
+						+ this.destination + "' AND idempotency_key = 'orphan' AND state = 'IN_DOUBT'") == 1);
+		}
+		finally {
+			release.countDown();
+			dispatcher.stop(Duration.ofSeconds(10));
+		}
+	}
+
+	@Test
+	void storesInTheBusinessTransactionAndDeliversOnceWithItsIdempotencyKey() throws Exception {
+		DataSource dataSource = pool();
+		CountingListener listener = new CountingListener();
+		DeliveryGuard guard = guard("a", dataSource).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		try (Connection connection = dataSource.getConnection()) {
+			connection.setAutoCommit(false);
+			assertThat(guard.store(connection, this.destination, "rolled-back", "never sent")).isTrue();
+			connection.rollback();
+			assertThat(guard.store(connection, this.destination, "confirmation:1", "hello")).isTrue();
+			assertThat(guard.store(connection, this.destination, "confirmation:1", "hello again")).isFalse();
+			// the transaction is still usable after the duplicate
+			assertThat(guard.store(connection, this.destination, "confirmation:2", "second")).isTrue();
+			connection.commit();
+		}
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(2);
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("confirmation:1", "confirmation:2");
+		assertThat(this.sent).extracting(Delivery::payload).containsExactly("hello", "second");
+		assertThat(listener.delivered.sum()).isEqualTo(2);
+		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(2);
+	}
+
+	@Test
+	void aCrashBetweenSendAndPostUpdateLeavesTheMessageInDoubtAndItIsNotSentAgain() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true); // the instance dies right after the send
+		})).build();
+		a.store(this.destination, "order-17", "confirmation");
+		assertThat(a.deliverDue(this.destination, 10)).isOne();
+		assertThat(this.sent).hasSize(1);
+		CountingListener listener = new CountingListener();
+		DeliveryGuard b = guard("b", pool()).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		long id = this.sent.get(0).id();
+		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.SENDING);
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		DeliveryEntry entry = b.entry(id).orElseThrow();
+		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(entry.lastError()).contains("expired during the send");
+		assertThat(listener.inDoubt.sum()).isOne();
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+		assertThat(b.stats()).filteredOn((s) -> s.destination().equals(this.destination))
+			.singleElement()
+			.satisfies((s) -> assertThat(s.inDoubt()).isOne());
+		// operator: the destination has it
+		assertThat(b.resolve(id, Resolution.DELIVERED)).isTrue();
+		assertThat(b.resolve(id, Resolution.DELIVERED)).isFalse();
+		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+	}
+
+	@Test
+	void aCrashDuringARoundLeavesOnlyTheMessageBeingSentInDoubt() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true); // the instance dies during its first send of the round
+		})).build();
+		a.store(this.destination, "order-31", "confirmation");
+		a.store(this.destination, "order-32", "confirmation");
+		a.store(this.destination, "order-33", "confirmation");
+		assertThat(a.deliverDue(this.destination, 10)).isOne();
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.of(this.destination, recording())).build();
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+
+		// the two not yet sent were never claimed: another instance sends them, no operator needed
+		assertThat(b.deliverDue(this.destination, 10)).isEqualTo(2);
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-31", "order-32", "order-33");
+		assertThat(b.entries(DeliveryState.IN_DOUBT, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+			.extracting(DeliveryEntry::idempotencyKey)
+			.containsExactly("order-31");
+		assertThat(b.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.extracting(DeliveryEntry::idempotencyKey)
+			.containsExactlyInAnyOrder("order-32", "order-33");
+	}
+
+	@Test
+	void anIdempotentDestinationGetsTheMessageOnceMoreWithTheSameKeyAfterACrash() {
+		SwitchableDataSource crashing = new SwitchableDataSource(pool());
+		DeliveryGuard a = guard("a", crashing).destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			crashing.broken.set(true);
+		})).build();
+		a.store(this.destination, "order-18", "confirmation");
+		a.deliverDue(this.destination, 10);
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.idempotent(this.destination, recording()))
+			.build();
+		Awaitility.await("the lease of the crashed instance expires")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		assertThat(b.deliverDue(this.destination, 10)).isOne();
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-18", "order-18");
+		// the crash was not a failed attempt: the send after it is still the first attempt
+		assertThat(this.sent).extracting(Delivery::attempt).containsExactly(1, 1);
+		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+	}
+
+	@Test
+	void anUnknownOutcomeIsInDoubtAtOnceAndAnOperatorCanHaveItSentAgain() {
+		AtomicBoolean timeout = new AtomicBoolean(true);
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			if (timeout.get()) {
+				throw new IOException("read timed out waiting for the server's answer");
+			}
+		})).build();
+		guard.store(this.destination, "k1", "payload");
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		long id = this.sent.get(0).id();
+		DeliveryEntry entry = guard.entry(id).orElseThrow();
+		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(entry.lastError()).isEqualTo("java.io.IOException: read timed out waiting for the server's answer");
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		assertThat(guard.entries(DeliveryState.IN_DOUBT, 100)).extracting(DeliveryEntry::id).contains(id);
+		// operator: the destination does not have it
+		timeout.set(false);
+		assertThat(guard.resolve(id, Resolution.RESEND)).isTrue();
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("k1", "k1");
+		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+	}
+
+	@Test
+	void definiteFailuresAreRetriedWithBackoffThenDeadAndAnOperatorCanRetry() {
+		AtomicBoolean refuse = new AtomicBoolean(true);
+		CountingListener listener = new CountingListener();
+		DeliveryGuard guard = guard("a", pool()).listener(listener)
+			.destination(DeliveryDestination.of(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				if (refuse.get()) {
+					throw new NotDeliveredException("550 mailbox unavailable (attempt " + delivery.attempt() + ")");
+				}
+			}))
+			.build();
+		guard.store(this.destination, "k1", "payload");
+		Awaitility.await("three attempts")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> {
+				guard.deliverDue(this.destination, 10);
+				return this.sent.size() == 3;
+			});
+		long id = this.sent.get(0).id();
+		DeliveryEntry dead = guard.entry(id).orElseThrow();
+		assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
+		assertThat(dead.lastError()).endsWith("550 mailbox unavailable (attempt 3)");
+		assertThat(listener.retries.sum()).isEqualTo(2);
+		assertThat(listener.dead.sum()).isOne();
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		refuse.set(false);
+		assertThat(guard.retryDead(id)).isTrue();
+		assertThat(guard.retryDead(id)).isFalse();
+		assertThat(guard.deliverDue(this.destination, 10)).isOne();
+		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(this.sent).hasSize(4).extracting(Delivery::idempotencyKey).containsOnly("k1");
+	}
+
+	@Test
+	void aSendThatOutlivesItsLeaseEndsInDoubtAndItsLatePostUpdateIsRejectedByTheFence() throws Exception {
+		CountDownLatch sending = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CountingListener listenerA = new CountingListener();
+		DeliveryGuard a = guard("a", pool()).listener(listenerA)
+			.destination(DeliveryDestination.of(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				sending.countDown();
+				assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+			}))
+			.build();
+		a.store(this.destination, "slow", "payload");
+		Thread sender = new Thread(() -> a.deliverDue(this.destination, 10));
+		sender.start();
+		assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.of(this.destination, recording())).build();
+		Awaitility.await("the lease expires during the send")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		finish.countDown();
+		sender.join();
+		assertThat(listenerA.rejected.sum()).isOne();
+		assertThat(listenerA.delivered.sum()).isZero();
+		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(b.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).hasSize(1);
+	}
+
+	@Test
+	void theDispatcherDeliversInTheBackground() {
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
+			.build();
+		try (DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 10, Duration.ofMillis(50),
+				Duration.ofSeconds(1))) {
+			dispatcher.start();
+			for (int i = 0; i < 25; i++) {
+				guard.store(this.destination, "key-" + i, "payload " + i);
+			}
+			dispatcher.wakeUp();
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> this.sent.size() == 25);
+		}
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).doesNotHaveDuplicates();
+	}
+
+	/**
+	 * Issue 16 (delivery throughput): a round of successful sends commits each message's DELIVERED
+	 * together with the claim of the next one, one commit per message instead of two (not on H2).
+	 * Counted as commit calls on the connections the guard borrows.
+	 */
+	@Test
+	void aRoundOfSuccessfulSendsCommitsOncePerMessage() {
+		AtomicInteger commits = new AtomicInteger();
+		DataSource counting = countingCommits(pool(), commits);
+		DeliveryGuard guard = guard("a", counting).destination(DeliveryDestination.of(this.destination, recording())).build();
+		int messages = 20;
+		for (int i = 0; i < messages; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		commits.set(0);
+		assertThat(guard.deliverDue(this.destination, 1000)).isEqualTo(messages);
+		int committed = commits.get();
+		assertThat(this.sent).hasSize(messages);
+		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(messages);
+		// the first claim, one per message (its outcome with the next claim; after the last that claim finds
+		// none), and the round's last claim finding none; on H2 a claim and an outcome per message
+		int expected = (database().dialect() == Dialect.H2) ? 2 * messages + 1 : messages + 2;
+		assertThat(committed).as("commits for %d messages on %s", messages, database().dialect()).isEqualTo(expected);
+	}
+
+	/**
+	 * Issue 16 (batched claim, opt-in for idempotent destinations): the successful sends of a batch are
+	 * recorded in one commit together with the claim of the next batch (not on H2, where claim and
+	 * record commit apart), each message sent once.
+	 */
+	@Test
+	void anIdempotentDestinationWithBatchedClaimsCommitsOncePerBatchAndSendsEachOnce() {
+		AtomicInteger commits = new AtomicInteger();
+		DeliveryGuard guard = guard("a", countingCommits(pool(), commits))
+			.destination(DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(10))
+			.build();
+		int messages = 25;
+		for (int i = 0; i < messages; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		commits.set(0);
+		assertThat(guard.deliverDue(this.destination, 1000)).isEqualTo(messages);
+		int committed = commits.get();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
+		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(messages);
+		// claims of 10, 10 and 5 (fewer than asked for: the round ends): the first claim, the records of the
+		// first two batches each with the next claim, the last record alone; on H2 a claim and a record each
+		int expected = (database().dialect() == Dialect.H2) ? 6 : 4;
+		assertThat(committed).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
+			.isEqualTo(expected);
+	}
+
+	@Test
+	void batchedClaimsAreRefusedForADestinationThatDoesNotDeduplicate() {
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> DeliveryDestination.of(this.destination, recording()).withBatchClaims(10))
+			.withMessageContaining("is not idempotent")
+			.withMessageContaining("DeliveryDestination.idempotent(...)");
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(1001))
+			.withMessageContaining("must be between 1 and 1000 but was 1001");
+	}
+
+	private DataSource countingCommits(DataSource pool, AtomicInteger commits) {
+		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(method, pool, args);
+					if (result instanceof Connection connection) {
+						return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+								new Class<?>[] { Connection.class }, (p, m, a) -> {
+									if (m.getName().equals("commit")) {
+										commits.incrementAndGet();
+									}
+									return invoke(m, connection, a);
+								});
+					}
+					return result;
+				});
+	}
+
+	private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (java.lang.reflect.InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	@Test
+	void severalDispatcherThreadsSendAtTheSameTimeAndEachMessageOnce() {
+		AtomicInteger sending = new AtomicInteger();
+		AtomicInteger mostAtOnce = new AtomicInteger();
+		List<String> sentKeys = new CopyOnWriteArrayList<>();
+		// a lease long enough for a starved machine: this test is about concurrent sends, not expiry
+		DeliveryGuard guard = guard("a", pool()).leaseTime(Duration.ofSeconds(20)).destination(DeliveryDestination.of(this.destination, (delivery) -> {
+			mostAtOnce.accumulateAndGet(sending.incrementAndGet(), Math::max);
+			try {
+				Thread.sleep(20); // a slow destination
+				sentKeys.add(delivery.idempotencyKey());
+			}
+			finally {
+				sending.decrementAndGet();
+			}
+		})).build();
+		for (int i = 0; i < 60; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		try (DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 4, 10, Duration.ofMillis(50), Duration.ofSeconds(1))) {
+			assertThat(dispatcher.threads()).isEqualTo(4);
+			dispatcher.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30))
+				.until(() -> guard.entries(DeliveryState.DELIVERED, 1000).stream()
+					.filter((entry) -> entry.destination().equals(this.destination)).count() == 60);
+		}
+		assertThat(sentKeys).hasSize(60).doesNotHaveDuplicates();
+		assertThat(mostAtOnce.get()).as("sends under way at the same time").isGreaterThan(1);
+	}
+
+	static final class CountingListener implements DeliveryListener {
+
+		final LongAdder delivered = new LongAdder();
+
+		final LongAdder retries = new LongAdder();
+
+		final LongAdder dead = new LongAdder();
+
+		final LongAdder inDoubt = new LongAdder();
+
+		final LongAdder rejected = new LongAdder();
+
+		@Override
+		public void onDelivered(String destination) {
+			this.delivered.increment();
+		}
+
+		@Override
+		public void onRetryScheduled(String destination) {
+			this.retries.increment();
+		}
+
+		@Override
+		public void onDead(String destination) {
+			this.dead.increment();
+		}
+
+		@Override
+		public void onInDoubt(String destination, int count) {
+			this.inDoubt.add(count);
+		}
+
+		@Override
+		public void onFenceRejected(String destination) {
+			this.rejected.increment();
+		}
+
+	}
+
+	/** A data source that fails every request once switched off, as a crashed instance would. */
+	static final class SwitchableDataSource implements DataSource {
+
+		final AtomicBoolean broken = new AtomicBoolean();
+
+		private final DataSource delegate;
+
+		SwitchableDataSource(DataSource delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			if (this.broken.get()) {
+				throw new SQLException("connection refused (simulated crash)", "08001");
+			}
+			return this.delegate.getConnection();
+		}
+
+		@Override
+		public Connection getConnection(String username, String password) throws SQLException {
+			return getConnection();
+		}
+
+		@Override
+		public PrintWriter getLogWriter() throws SQLException {
+			return this.delegate.getLogWriter();
+		}
+
+		@Override
+		public void setLogWriter(PrintWriter out) throws SQLException {
+			this.delegate.setLogWriter(out);
+		}
+
+		@Override
+		public void setLoginTimeout(int seconds) throws SQLException {
+			this.delegate.setLoginTimeout(seconds);
+		}
+
+		@Override
+		public int getLoginTimeout() throws SQLException {
+			return this.delegate.getLoginTimeout();
+		}
+
+		@Override
+		public Logger getParentLogger() {
+			return Logger.getGlobal();
+		}
+
+		@Override
+		public <T> T unwrap(Class<T> type) throws SQLException {
+			return this.delegate.unwrap(type);
+		}
+
+		@Override
+		public boolean isWrapperFor(Class<?> type) throws SQLException {
+			return this.delegate.isWrapperFor(type);
+		}
+
+	}
+
+}

@@ -1,0 +1,90 @@
+package dev.polling.boot.autoconfigure.jdbc;
+
+import java.util.Locale;
+import java.util.Map;
+
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * What of the database parts an application opted into. The parts are off unless switched on
+ * ({@code polling.jdbc.inbox|queue|delivery|jobs.enabled=true}), as Quartz keeps its JDBC store
+ * off unless asked; database coordination is on when a cluster uses it ({@code polling.coordination}
+ * or {@code polling.clusters.<id>.coordination} set to {@code jdbc}) or the jobs part runs (its
+ * dispatcher holds a row). These are properties of the application's design, the same on every
+ * instance, not per-deployment values such as ports.
+ */
+final class OnPollingJdbcCondition {
+
+	private OnPollingJdbcCondition() {
+	}
+
+	static boolean part(Environment environment, String part) {
+		return environment.getProperty("polling.jdbc." + part + ".enabled", Boolean.class, false);
+	}
+
+	static boolean anyPart(Environment environment) {
+		return part(environment, "inbox") || part(environment, "queue") || part(environment, "delivery") || part(environment, "jobs");
+	}
+
+	static boolean coordination(Environment environment) {
+		if ("jdbc".equals(String.valueOf(environment.getProperty("polling.coordination")).toLowerCase(Locale.ROOT))) {
+			return true;
+		}
+		Map<String, ClusterCoordination> clusters = Binder.get(environment)
+			.bind("polling.clusters", Bindable.mapOf(String.class, ClusterCoordination.class))
+			.orElse(Map.of());
+		for (ClusterCoordination cluster : clusters.values()) {
+			if (cluster.getCoordination() != null && "jdbc".equals(cluster.getCoordination().toLowerCase(Locale.ROOT))) {
+				return true;
+			}
+		}
+		return part(environment, "jobs");
+	}
+
+	/** The one setting of a cluster read here; the others are ignored by the binder. */
+	public static final class ClusterCoordination {
+
+		private String coordination;
+
+		public String getCoordination() {
+			return this.coordination;
+		}
+
+		public void setCoordination(String coordination) {
+			this.coordination = coordination;
+		}
+
+	}
+
+	/** Some cluster is coordinated through the database, or the jobs part runs. */
+	static final class Coordination extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			return coordination(context.getEnvironment())
+					? ConditionOutcome.match("a cluster is coordinated through the database, or polling.jdbc.jobs.enabled")
+					: ConditionOutcome.noMatch("no cluster has coordination jdbc and the jobs part is off");
+		}
+
+	}
+
+	/** Any database part is switched on, or a cluster is coordinated through the database. */
+	static final class AnyUse extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			Environment environment = context.getEnvironment();
+			return (anyPart(environment) || coordination(environment))
+					? ConditionOutcome.match("a database part is switched on or a cluster is coordinated through the database")
+					: ConditionOutcome.noMatch("no polling.jdbc.<part>.enabled=true and no cluster with coordination jdbc");
+		}
+
+	}
+
+}

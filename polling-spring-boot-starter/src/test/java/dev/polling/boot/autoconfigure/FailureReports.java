@@ -1,0 +1,25 @@
+package dev.polling.boot.autoconfigure;
+
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The startup report a user sees for a failed test context. */
+public final class FailureReports {
+
+	private FailureReports() {
+	}
+
+	/**
+	 * The polling failure analysis of a context that failed to start.
+	 * @param context the failed context
+	 * @return its description and action
+	 */
+	public static String report(AssertableApplicationContext context) {
+		FailureAnalysis analysis = new PollingFailureAnalyzer(null).analyze(context.getStartupFailure());
+		assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+		return analysis.getDescription() + "\n" + analysis.getAction();
+	}
+
+}
