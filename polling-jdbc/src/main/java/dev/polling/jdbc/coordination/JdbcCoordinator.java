@@ -68,6 +68,10 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private final String lockSql;
 
+	private final String readSql;
+
+	private final @Nullable String renewSql;
+
 	private final String updateSql;
 
 	private final String releaseSql;
@@ -163,6 +167,15 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		// "now", which errs the other way: a row looks younger than it is)
 		String written = (dialect == Dialect.POSTGRESQL) ? "clock_timestamp()" : this.time.now();
 		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + written + " WHERE cluster_id = ?";
+		// a standby's refusal needs no lock: a plain read that shows a live holder refuses, only a row that
+		// looks free (or this instance's) is decided under the row lock
+		this.readSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ?";
+		// the holder's renewal on PostgreSQL: one auto-committed statement that matches only while the row
+		// still names this hold (holder and epoch), returning the age of the run before; on MariaDB and H2
+		// a statement's lock wait is bounded only by the WAIT clause of the locking read, so they renew there
+		this.renewSql = (dialect == Dialect.POSTGRESQL) ? "UPDATE " + table + " c SET last_run = clock_timestamp() FROM " + table
+				+ " p WHERE c.cluster_id = ? AND c.holder = ? AND c.epoch = ? AND p.cluster_id = c.cluster_id"
+				+ " RETURNING p.last_run, clock_timestamp()" : null;
 		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ? AND epoch = ?";
 		// a shared lock (H2 has none: an exclusive one), so that a takeover waits for the fenced transaction
 		this.holderSql = "SELECT holder, epoch FROM " + table + " WHERE cluster_id = ?" + switch (dialect) {
@@ -180,19 +193,25 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		try (Connection connection = this.dataSource.getConnection()) {
 			ensureRow(connection, cluster.id());
 			boolean autoCommit = connection.getAutoCommit();
-			connection.setAutoCommit(false);
 			try {
-				Claim claim = acquire(connection, cluster.id(), instanceId, failover);
-				connection.commit();
+				connection.setAutoCommit(true);
+				Claim claim = withoutLock(connection, cluster.id(), instanceId, failover);
+				if (claim == null) {
+					connection.setAutoCommit(false);
+					try {
+						claim = acquire(connection, cluster.id(), instanceId, failover);
+						connection.commit();
+					}
+					catch (SQLException | RuntimeException ex) {
+						rollbackQuietly(connection);
+						throw ex;
+					}
+				}
 				this.lastFailure.remove(cluster.id());
 				if (this.status != null) {
 					this.status.succeeded(started);
 				}
 				return claim;
-			}
-			catch (SQLException | RuntimeException ex) {
-				rollbackQuietly(connection);
-				throw ex;
 			}
 			finally {
 				restoreAutoCommit(connection, autoCommit);
@@ -217,6 +236,53 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 		catch (SQLException ex) {
 			logger.debug("Could not restore auto-commit; the pool discards a broken connection", ex);
+		}
+	}
+
+	/**
+	 * The decisions that need no row lock, in auto-commit: the holder's renewal on PostgreSQL (one
+	 * fenced statement), and a refusal because another instance's hold is live (one plain read: no
+	 * lock and no transaction id, so nothing for the server to flush, and no wait for a transaction
+	 * that holds the row). Refusing on a read that a concurrent takeover makes stale is safe; granting
+	 * is not, so a row that looks free or this instance's is left to the locking path.
+	 * @return the claim, or {@code null} when the locking path must decide
+	 */
+	private @Nullable Claim withoutLock(Connection connection, String clusterId, String instanceId, Duration failover)
+			throws SQLException {
+		String key = key(clusterId, instanceId);
+		Long takenEpoch = this.taken.get(key);
+		if (takenEpoch != null) {
+			if (this.renewSql == null) {
+				return null;
+			}
+			try (PreparedStatement renew = connection.prepareStatement(this.renewSql)) {
+				renew.setQueryTimeout(this.lockTimeoutSeconds);
+				renew.setString(1, clusterId);
+				renew.setString(2, instanceId);
+				renew.setLong(3, takenEpoch);
+				try (ResultSet row = renew.executeQuery()) {
+					if (!row.next()) {
+						return null; // no longer this hold: the locking path says who holds it
+					}
+					Instant before = (row.getObject(1) != null) ? this.time.read(row, 1) : null;
+					long ageMillis = (before != null) ? Math.max(0, Duration.between(before, this.time.read(row, 2)).toMillis()) : -1;
+					return new Claim(true, true, instanceId, takenEpoch, ageMillis, null);
+				}
+			}
+		}
+		try (PreparedStatement read = connection.prepareStatement(this.readSql)) {
+			read.setString(1, clusterId);
+			try (ResultSet row = read.executeQuery()) {
+				if (!row.next()) {
+					throw new SQLException("coordination row for cluster '" + clusterId + "' is missing", "02000");
+				}
+				String holder = row.getString(1);
+				long epoch = row.getLong(2);
+				Instant lastRun = (row.getObject(3) != null) ? this.time.read(row, 3) : null;
+				long ageMillis = (lastRun != null) ? Math.max(0, Duration.between(lastRun, this.time.read(row, 4)).toMillis()) : -1;
+				boolean free = holder == null || lastRun == null || ageMillis >= failover.toMillis();
+				return free ? null : refuse(clusterId, instanceId, holder, epoch, ageMillis, failover);
+			}
 		}
 	}
 
@@ -245,14 +311,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		boolean mine = sameId && takenEpoch != null && takenEpoch == epoch;
 		boolean free = holder == null || lastRun == null || ageMillis >= failover.toMillis();
 		if (!mine && !free) {
-			this.taken.remove(key);
-			if (sameId && this.foreignHold.add(key)) {
-				logger.error("Cluster '{}': the database row names this instance's id '{}' as holder (epoch {}, last run {} ms ago), "
-						+ "but this process did not take it: another process runs with the same instance id (give every instance "
-						+ "its own polling.instance-id), or this instance held it before a restart, in which case it takes over "
-						+ "once the row is {} ms old", clusterId, instanceId, epoch, ageMillis, failover.toMillis());
-			}
-			return new Claim(false, false, holder, epoch, ageMillis, null);
+			return refuse(clusterId, instanceId, holder, epoch, ageMillis, failover);
 		}
 		this.foreignHold.remove(key);
 		long newEpoch = mine ? epoch : epoch + 1;
@@ -264,6 +323,19 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 		this.taken.put(key, newEpoch);
 		return new Claim(true, mine, instanceId, newEpoch, ageMillis, null);
+	}
+
+	/** A live hold of another instance (or of another process under this id): this instance does not hold the cluster. */
+	private Claim refuse(String clusterId, String instanceId, String holder, long epoch, long ageMillis, Duration failover) {
+		String key = key(clusterId, instanceId);
+		this.taken.remove(key);
+		if (instanceId.equals(holder) && this.foreignHold.add(key)) {
+			logger.error("Cluster '{}': the database row names this instance's id '{}' as holder (epoch {}, last run {} ms ago), "
+					+ "but this process did not take it: another process runs with the same instance id (give every instance "
+					+ "its own polling.instance-id), or this instance held it before a restart, in which case it takes over "
+					+ "once the row is {} ms old", clusterId, instanceId, epoch, ageMillis, failover.toMillis());
+		}
+		return new Claim(false, false, holder, epoch, ageMillis, null);
 	}
 
 	private static String key(String clusterId, String instanceId) {

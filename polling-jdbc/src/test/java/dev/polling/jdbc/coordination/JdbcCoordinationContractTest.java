@@ -270,36 +270,65 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 
 	/**
 	 * An instance that froze in the middle of its decision keeps the row locked in an open
-	 * transaction; the others must not wait for it without bound: their decisions are refused after
-	 * the lock timeout (1 s here), and once the frozen transaction ends the holder carries on.
+	 * transaction; the others must not wait for it without bound. A standby next to a live holder is
+	 * refused by a plain read, without waiting for the lock at all (it named the lock timeout's
+	 * refusal before: COORDINATION_UNAVAILABLE); a decision that must lock the row (here the holder's
+	 * renewal) is refused after the lock timeout (1 s here); once the frozen transaction ends the
+	 * holder carries on.
 	 */
 	@Test
-	void aDecisionWaitsForTheRowAtMostTheLockTimeout() throws Exception {
+	void aDecisionWaitsForTheRowAtMostTheLockTimeoutAndAStandbyDoesNotWaitAtAll() throws Exception {
 		PollingManager a = instance("a", "STUCK");
 		assertThat(a.decide("STUCK").isGranted()).isTrue();
-		PollingManager b = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId("b"))
-			.cluster(ClusterDefinition.of("STUCK", Duration.ofSeconds(10)))
-			.coordinator("STUCK", new JdbcCoordinator(database().newDataSource(), database().dialect(), TableNames.defaults(),
-					FAILOVER, Duration.ofSeconds(1)))
-			.build();
-		this.managers.add(b);
+		PollingManager b = instance("b", "STUCK");
 		try (java.sql.Connection frozen = database().connect()) {
 			frozen.setAutoCommit(false);
 			try (java.sql.Statement statement = frozen.createStatement()) {
 				statement.executeQuery("SELECT holder FROM polling_coordination WHERE cluster_id = 'STUCK' FOR UPDATE").close();
 			}
-			long start = System.nanoTime();
-			Decision decision = b.decide("STUCK");
-			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			Decision standby = b.decide("STUCK");
+			assertThat(standby.reason()).isEqualTo(Reason.PEER_ACTIVE);
+			assertThat(standby.peers().get(0).instanceId()).isEqualTo("a");
 
-			assertThat(decision.isGranted()).isFalse();
-			assertThat(decision.reason()).isEqualTo(Reason.COORDINATION_UNAVAILABLE);
+			long start = System.nanoTime();
+			Decision holder = a.decide("STUCK");
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(holder.isGranted()).isFalse();
+			assertThat(holder.reason()).isEqualTo(Reason.COORDINATION_UNAVAILABLE);
 			assertThat(took).as("decision next to a row locked by a frozen instance").isLessThan(Duration.ofSeconds(10));
 			frozen.rollback();
 		}
 		assertThat(a.decide("STUCK").reason()).isEqualTo(Reason.RENEWED);
 		assertThat(b.decide("STUCK").reason()).isEqualTo(Reason.PEER_ACTIVE);
+	}
+
+	/**
+	 * The decisions that are most of every tick cost one statement: the holder's renewal on
+	 * PostgreSQL (a fenced UPDATE in auto-commit), and a standby's refusal on every database (a plain
+	 * read). Counted with the statement log of the coordinator's connections.
+	 */
+	@Test
+	void aStandbysRefusalIsOneReadAndTheHoldersRenewalOnPostgresOneStatement() throws Exception {
+		dev.polling.jdbc.test.StatementLog log = new dev.polling.jdbc.test.StatementLog(database().newDataSource());
+		PollingManager a = instance("a", "CHEAP", log.dataSource());
+		PollingManager b = instance("b", "CHEAP", log.dataSource());
+		assertThat(a.decide("CHEAP").isGranted()).isTrue();
+		assertThat(b.decide("CHEAP").reason()).isEqualTo(Reason.PEER_ACTIVE);
+		log.clear();
+		assertThat(b.decide("CHEAP").reason()).isEqualTo(Reason.PEER_ACTIVE);
+		assertThat(log.statements()).as("standby's refusal").hasSize(1).allSatisfy((sql) -> assertThat(sql).startsWith("SELECT")
+			.doesNotContain("FOR UPDATE").doesNotContain("FOR SHARE"));
+		assertThat(log.commits()).as("standby's commits").isZero();
+		log.clear();
+		assertThat(a.decide("CHEAP").reason()).isEqualTo(Reason.RENEWED);
+		if (database().dialect() == Dialect.POSTGRESQL) {
+			assertThat(log.statements()).as("holder's renewal").hasSize(1).allSatisfy((sql) -> assertThat(sql).startsWith("UPDATE"));
+			assertThat(log.commits()).as("holder's explicit commits (the statement commits on its own)").isZero();
+		}
+		else {
+			assertThat(log.statements()).as("holder's renewal").hasSize(2);
+			assertThat(log.commits()).isEqualTo(1);
+		}
 	}
 
 	/** A URL of this database's kind where nothing listens. */

@@ -23,6 +23,8 @@ public final class StatementLog {
 
 	private final List<String> statements = new CopyOnWriteArrayList<>();
 
+	private final java.util.concurrent.atomic.AtomicInteger commits = new java.util.concurrent.atomic.AtomicInteger();
+
 	/**
 	 * Logs the statements prepared on connections of the data source.
 	 * @param target the real data source
@@ -51,9 +53,19 @@ public final class StatementLog {
 		return List.copyOf(this.statements);
 	}
 
+	/**
+	 * How many times {@code commit()} was called on the connections since the last {@link #clear()}
+	 * (statements in auto-commit mode commit on their own and are not counted).
+	 * @return the count
+	 */
+	public int commits() {
+		return this.commits.get();
+	}
+
 	/** Forgets what was recorded. */
 	public void clear() {
 		this.statements.clear();
+		this.commits.set(0);
 	}
 
 	private Connection record(Connection connection) {
@@ -61,6 +73,9 @@ public final class StatementLog {
 			if ((method.getName().equals("prepareStatement") || method.getName().equals("prepareCall")) && args != null
 					&& args[0] instanceof String sql) {
 				this.statements.add(sql);
+			}
+			if (method.getName().equals("commit")) {
+				this.commits.incrementAndGet();
 			}
 			Object result = invoke(connection, method, args);
 			return (result instanceof Statement statement && !(result instanceof PreparedStatement)) ? record(statement)
