@@ -2,6 +2,7 @@ package dev.polling.boot.autoconfigure;
 
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import javax.management.MBeanServer;
@@ -87,7 +88,7 @@ public final class PollingAutoConfiguration {
 		PollingManager pollingManager(PollingProperties properties, PollingJmxServerLifecycle jmxServer,
 				ObjectProvider<PollingListener> listeners, ObjectProvider<ClusterCoordinator> coordinators,
 				ObjectProvider<SslBundles> sslBundles, ObjectProvider<PollingManagerBuilderCustomizer> customizers,
-				ObjectProvider<DecisionObserver> observers) {
+				ObjectProvider<DecisionObserver> observers, ObjectProvider<PollingCoordinatorRegistration> registrations) {
 			MBeanServer mbeanServer = jmxServer.mbeanServer();
 			PollingManager.Builder builder = PollingManager.builder()
 				.settings(settings(properties))
@@ -103,20 +104,14 @@ public final class PollingAutoConfiguration {
 					builder.peerTls(id, sslContext(sslBundles, "polling.peers." + id + ".ssl-bundle", peer.getSslBundle()));
 				}
 			});
+			List<PollingCoordinatorRegistration> registered = registrations.orderedStream().toList();
 			properties.getClusters().forEach((id, cluster) -> {
 				PollingProperties.Coordination coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
 						: properties.getCoordination();
-				if (coordination == PollingProperties.Coordination.JDBC) {
-					ClusterCoordinator coordinator = coordinators.getIfAvailable();
-					if (coordinator == null) {
-						String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
-								: "polling.coordination";
-						throw new InvalidPollingConfigurationException(property, "jdbc",
-								"cluster '" + id + "' is coordinated through the database but the application has no single DataSource"
-										+ " or does not have dev.polling:polling-jdbc",
-								"add dev.polling:polling-jdbc and spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
-					}
-					builder.coordinator(id, coordinator);
+				if (coordination != PollingProperties.Coordination.JMX) {
+					String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
+							: "polling.coordination";
+					builder.coordinator(id, coordinator(coordination, id, property, coordinators, registered));
 				}
 			});
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
@@ -132,6 +127,48 @@ public final class PollingAutoConfiguration {
 		@ConditionalOnMissingBean
 		PollingManagerLifecycle pollingManagerLifecycle(PollingManager manager, PollingProperties properties) {
 			return new PollingManagerLifecycle(manager, properties.getShutdown().getCycleWait());
+		}
+
+		/**
+		 * The coordinator of a cluster not coordinated over JMX: for JDBC the single ClusterCoordinator
+		 * bean (the auto-configured JdbcCoordinator or the application's own), for the other kinds the
+		 * registration of that kind; a startup failure naming the property when there is none.
+		 */
+		private static ClusterCoordinator coordinator(PollingProperties.Coordination kind, String cluster, String property,
+				ObjectProvider<ClusterCoordinator> coordinators, List<PollingCoordinatorRegistration> registrations) {
+			List<PollingCoordinatorRegistration> matching = registrations.stream().filter((r) -> r.kind() == kind).toList();
+			if (matching.size() > 1) {
+				throw new InvalidPollingConfigurationException(property, kind.name().toLowerCase(Locale.ROOT),
+						"cluster '" + cluster + "' is coordinated through " + kind.name().toLowerCase(Locale.ROOT) + " but "
+								+ matching.size() + " PollingCoordinatorRegistration beans of that kind exist",
+						"define at most one PollingCoordinatorRegistration per kind");
+			}
+			if (matching.size() == 1) {
+				return matching.get(0).coordinator();
+			}
+			String value = kind.name().toLowerCase(Locale.ROOT);
+			switch (kind) {
+				case JDBC -> {
+					ClusterCoordinator coordinator = coordinators.getIfUnique();
+					if (coordinator == null) {
+						throw new InvalidPollingConfigurationException(property, value,
+								"cluster '" + cluster + "' is coordinated through the database but the application has no single DataSource"
+										+ " or does not have dev.polling:polling-jdbc",
+								"add dev.polling:polling-jdbc and spring-boot-starter-jdbc and configure a DataSource, or use jmx coordination");
+					}
+					return coordinator;
+				}
+				case SHEDLOCK -> throw new InvalidPollingConfigurationException(property, value,
+						"cluster '" + cluster + "' is coordinated through ShedLock but the application has no single "
+								+ "net.javacrumbs.shedlock.core.LockProvider bean or does not have dev.polling:polling-shedlock",
+						"add dev.polling:polling-shedlock and define one LockProvider bean (e.g. JdbcTemplateLockProvider), or use jmx "
+								+ "coordination");
+				case KUBERNETES -> throw new InvalidPollingConfigurationException(property, value,
+						"cluster '" + cluster + "' is coordinated through Kubernetes Leases but dev.polling:polling-kubernetes is "
+								+ "not on the classpath",
+						"add dev.polling:polling-kubernetes (it brings the fabric8 client), or use jmx coordination");
+				default -> throw new IllegalStateException("no coordinator for " + kind);
+			}
 		}
 
 		/** The TLS context of a named SSL bundle, or a startup failure naming the property. */

@@ -60,7 +60,9 @@ public class PollingProperties implements Validator {
 
 	/**
 	 * How clusters are coordinated unless a cluster says otherwise: 'jmx' asks the peers over JMX,
-	 * 'jdbc' takes a row in the database (needs a DataSource; see polling.jdbc.coordination).
+	 * 'jdbc' takes a row in the database (needs a DataSource; see polling.jdbc.coordination),
+	 * 'shedlock' takes a lock of the application's ShedLock LockProvider (see polling.shedlock),
+	 * 'kubernetes' takes a coordination.k8s.io Lease object (see polling.kubernetes).
 	 */
 	private Coordination coordination = Coordination.JMX;
 
@@ -113,6 +115,18 @@ public class PollingProperties implements Validator {
 	 * when the application has an ObservationRegistry.
 	 */
 	private final Observations observations = new Observations();
+
+	private final ShedLock shedlock = new ShedLock();
+
+	private final Kubernetes kubernetes = new Kubernetes();
+
+	public ShedLock getShedlock() {
+		return this.shedlock;
+	}
+
+	public Kubernetes getKubernetes() {
+		return this.kubernetes;
+	}
 
 	public Observations getObservations() {
 		return this.observations;
@@ -601,7 +615,8 @@ public class PollingProperties implements Validator {
 		}
 
 		/**
-		 * How this cluster is coordinated: 'jmx' or 'jdbc'; defaults to polling.coordination.
+		 * How this cluster is coordinated: 'jmx', 'jdbc', 'shedlock' or 'kubernetes'; defaults to
+		 * polling.coordination.
 		 */
 		private @Nullable Coordination coordination;
 
@@ -646,7 +661,109 @@ public class PollingProperties implements Validator {
 		JMX,
 
 		/** Take a row in the database's coordination table. */
-		JDBC
+		JDBC,
+
+		/** Take a lock of the application's ShedLock {@code LockProvider} bean (module polling-shedlock). */
+		SHEDLOCK,
+
+		/** Take a {@code coordination.k8s.io/v1} Lease object (module polling-kubernetes). */
+		KUBERNETES
+
+	}
+
+	/** Settings of clusters coordinated through ShedLock ({@code polling.coordination=shedlock}). */
+	public static class ShedLock {
+
+		/**
+		 * Prefix of the lock names: a cluster's lock is named prefix + cluster id.
+		 */
+		private String lockNamePrefix = "polling-";
+
+		/**
+		 * How long a holder that stopped renewing keeps a cluster before another instance takes it
+		 * over (ShedLock's lockAtMostFor). Defaults to each cluster's wait time. Must exceed the
+		 * longest cycle plus the timer delay. A number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration failoverPeriod;
+
+		public String getLockNamePrefix() {
+			return this.lockNamePrefix;
+		}
+
+		public void setLockNamePrefix(String lockNamePrefix) {
+			this.lockNamePrefix = lockNamePrefix;
+		}
+
+		public @Nullable Duration getFailoverPeriod() {
+			return this.failoverPeriod;
+		}
+
+		public void setFailoverPeriod(@Nullable Duration failoverPeriod) {
+			this.failoverPeriod = failoverPeriod;
+		}
+
+	}
+
+	/** Settings of clusters coordinated through Kubernetes Leases ({@code polling.coordination=kubernetes}). */
+	public static class Kubernetes {
+
+		/**
+		 * Namespace of the Lease objects. Defaults to the Kubernetes client's namespace (in a pod:
+		 * the pod's own).
+		 */
+		private @Nullable String namespace;
+
+		/**
+		 * Prefix of the Lease names: a cluster's Lease is named prefix + cluster id.
+		 */
+		private String leaseNamePrefix = "polling-";
+
+		/**
+		 * How long a Lease that its holder stopped renewing keeps the cluster before another instance
+		 * takes it over. Defaults to each cluster's wait time. A number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration leaseDuration;
+
+		/**
+		 * How long a holder that cannot renew keeps acting as holder before it steps down; shorter
+		 * than the lease duration. Defaults to two thirds of it. A number without unit means seconds.
+		 */
+		@DurationUnit(ChronoUnit.SECONDS)
+		private @Nullable Duration renewDeadline;
+
+		public @Nullable String getNamespace() {
+			return this.namespace;
+		}
+
+		public void setNamespace(@Nullable String namespace) {
+			this.namespace = namespace;
+		}
+
+		public String getLeaseNamePrefix() {
+			return this.leaseNamePrefix;
+		}
+
+		public void setLeaseNamePrefix(String leaseNamePrefix) {
+			this.leaseNamePrefix = leaseNamePrefix;
+		}
+
+		public @Nullable Duration getLeaseDuration() {
+			return this.leaseDuration;
+		}
+
+		public void setLeaseDuration(@Nullable Duration leaseDuration) {
+			this.leaseDuration = leaseDuration;
+		}
+
+		public @Nullable Duration getRenewDeadline() {
+			return this.renewDeadline;
+		}
+
+		public void setRenewDeadline(@Nullable Duration renewDeadline) {
+			this.renewDeadline = renewDeadline;
+		}
 
 	}
 
