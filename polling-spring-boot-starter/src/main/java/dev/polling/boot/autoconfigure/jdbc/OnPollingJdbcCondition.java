@@ -1,15 +1,12 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
-import java.util.Locale;
-import java.util.Map;
-
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import dev.polling.boot.autoconfigure.coordination.OnCoordinationKind;
 
 /**
  * What of the database parts an application opted into. The parts are off unless switched on
@@ -33,33 +30,7 @@ final class OnPollingJdbcCondition {
 	}
 
 	static boolean coordination(Environment environment) {
-		if ("jdbc".equals(String.valueOf(environment.getProperty("polling.coordination")).toLowerCase(Locale.ROOT))) {
-			return true;
-		}
-		Map<String, ClusterCoordination> clusters = Binder.get(environment)
-			.bind("polling.clusters", Bindable.mapOf(String.class, ClusterCoordination.class))
-			.orElse(Map.of());
-		for (ClusterCoordination cluster : clusters.values()) {
-			if (cluster.getCoordination() != null && "jdbc".equals(cluster.getCoordination().toLowerCase(Locale.ROOT))) {
-				return true;
-			}
-		}
-		return part(environment, "jobs");
-	}
-
-	/** The one setting of a cluster read here; the others are ignored by the binder. */
-	public static final class ClusterCoordination {
-
-		private String coordination;
-
-		public String getCoordination() {
-			return this.coordination;
-		}
-
-		public void setCoordination(String coordination) {
-			this.coordination = coordination;
-		}
-
+		return OnCoordinationKind.uses(environment, "jdbc") || part(environment, "jobs");
 	}
 
 	/** Some cluster is coordinated through the database, or the jobs part runs. */
