@@ -94,14 +94,20 @@ final class Fabric8LeaseStore implements LeaseStore {
 	}
 
 	private StoreFault fault(String operation, String name, KubernetesClientException ex) {
-		String status = (ex.getCode() > 0) ? "HTTP " + ex.getCode() + ": " : "";
-		Throwable root = ex;
-		while (root.getCause() != null && root.getCause() != root) {
-			root = root.getCause();
+		String detail;
+		if (ex.getCode() > 0) {
+			String message = (ex.getStatus() != null) ? ex.getStatus().getMessage() : null;
+			detail = "HTTP " + ex.getCode() + ((message != null) ? " " + message : "");
 		}
-		String detail = (root != ex && root.getMessage() != null) ? ex.getMessage() + " (" + root.getMessage() + ")" : ex.getMessage();
-		return new StoreFault("could not " + operation + " Lease " + name + " in namespace " + this.namespace + ": " + status + detail,
-				ex);
+		else {
+			// the client's message repeats the operation; the innermost cause says what went wrong
+			Throwable root = ex;
+			while (root.getCause() != null && root.getCause() != root) {
+				root = root.getCause();
+			}
+			detail = (root.getMessage() != null) ? root.getClass().getSimpleName() + ": " + root.getMessage() : ex.getMessage();
+		}
+		return new StoreFault("could not " + operation + " Lease " + name + " in namespace " + this.namespace + " (" + detail + ")", ex);
 	}
 
 	private Lease lease(String name, @Nullable String resourceVersion, LeaseRecord record) {
