@@ -47,7 +47,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  */
 public final class LeaseCoordinator implements ClusterCoordinator {
 
-	private static final Logger logger = LoggerFactory.getLogger(LeaseCoordinator.class);
+	private static final Logger defaultLogger = LoggerFactory.getLogger(LeaseCoordinator.class);
 
 	/** The lease name prefix unless one is given. */
 	public static final String DEFAULT_LEASE_NAME_PREFIX = "polling-";
@@ -93,6 +93,8 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 	private final Expiry expiry;
 
+	private final Logger logger;
+
 	private final Map<String, Hold> holds = new ConcurrentHashMap<>();
 
 	/** The latest fault per cluster and instance, while the API server does not answer (logged once per outage). */
@@ -100,6 +102,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 	LeaseCoordinator(LeaseStore store, Duration leaseDuration, Duration renewDeadline, String prefix, LongSupplier nanoTime,
 			Clock wallClock, Expiry expiry) {
+		this(store, leaseDuration, renewDeadline, prefix, nanoTime, wallClock, expiry, defaultLogger);
+	}
+
+	/** With a logger of its own: a simulation of many outages logs elsewhere. */
+	LeaseCoordinator(LeaseStore store, Duration leaseDuration, Duration renewDeadline, String prefix, LongSupplier nanoTime,
+			Clock wallClock, Expiry expiry, Logger logger) {
+		this.logger = logger;
 		this.store = store;
 		this.leaseDuration = leaseDuration;
 		this.leaseNanos = leaseDuration.toNanos();
@@ -276,7 +285,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	 */
 	private Claim stepDown(Hold hold, String name, Observed lease, long send) throws StoreFault {
 		hold.holding = false;
-		logger.info("Lease {}: not renewed within the renew deadline of {} ms (last successful renewal sent {} ms ago); stepping down",
+		this.logger.info("Lease {}: not renewed within the renew deadline of {} ms (last successful renewal sent {} ms ago); stepping down",
 				name, this.renewDeadline.toMillis(), (send - hold.renewedAt) / 1_000_000L);
 		Write write = this.store.update(name, lease.resourceVersion(), cleared(lease.record()));
 		if (!write.isConflict()) {
@@ -315,7 +324,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 				answered(cluster.id(), key);
 			}
 			catch (StoreFault ex) {
-				logger.warn("Cluster '{}': could not release Lease {} ({}); another instance takes over once it has seen it unchanged "
+				this.logger.warn("Cluster '{}': could not release Lease {} ({}); another instance takes over once it has seen it unchanged "
 						+ "for the lease duration of {} ms", cluster.id(), name, ex.getMessage(), this.leaseDuration.toMillis());
 			}
 		}
@@ -352,14 +361,14 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 	private void answered(String cluster, String key) {
 		if (this.lastFailure.remove(key) != null) {
-			logger.info("Cluster '{}': {} answers again", cluster, this.store.describe());
+			this.logger.info("Cluster '{}': {} answers again", cluster, this.store.describe());
 		}
 	}
 
 	private Claim failed(String cluster, String key, StoreFault fault) {
 		String failure = "Kubernetes coordination failed: " + fault.getMessage() + " (" + this.store.describe() + ")";
 		if (this.lastFailure.put(key, failure) == null) {
-			logger.warn("Cluster '{}': {}; refusing until the API server answers", cluster, failure);
+			this.logger.warn("Cluster '{}': {}; refusing until the API server answers", cluster, failure);
 		}
 		return Claim.unavailable(failure);
 	}
