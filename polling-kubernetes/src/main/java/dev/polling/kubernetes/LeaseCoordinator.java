@@ -209,7 +209,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		}
 		LeaseRecord record = lease.record();
 		long age = ageMillis(hold, received);
-		boolean own = instanceId.equals(record.holder()) && hold.ownEpoch >= 0 && hold.ownEpoch == record.transitions();
+		boolean own = isOwn(record, instanceId, hold);
 		if (own) {
 			long send = this.nanoTime.getAsLong();
 			if (hold.holding && send - hold.renewedAt >= this.renewNanos) {
@@ -309,17 +309,22 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			return;
 		}
 		synchronized (hold) {
-			Observed held = hold.held;
-			if (!hold.holding || held == null) {
+			if (!hold.holding && hold.ownEpoch < 0) {
 				return;
 			}
 			hold.holding = false;
 			String name = leaseName(cluster.id());
 			try {
-				Write write = this.store.update(name, held.resourceVersion(), cleared(held.record()));
-				if (!write.isConflict()) {
-					hold.ownEpoch = -1;
-					observe(hold, Objects.requireNonNull(write.written()), this.nanoTime.getAsLong());
+				// the lease as last written; read anew if a write since may have been applied unanswered
+				Observed lease = (hold.held != null && isOwn(hold.held.record(), instanceId, hold)) ? hold.held : this.store.get(name);
+				for (int attempt = 0; attempt < 2 && lease != null && isOwn(lease.record(), instanceId, hold); attempt++) {
+					Write write = this.store.update(name, lease.resourceVersion(), cleared(lease.record()));
+					if (!write.isConflict()) {
+						hold.ownEpoch = -1;
+						observe(hold, Objects.requireNonNull(write.written()), this.nanoTime.getAsLong());
+						break;
+					}
+					lease = this.store.get(name);
 				}
 				answered(cluster.id(), key);
 			}
@@ -328,6 +333,11 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 						+ "for the lease duration of {} ms", cluster.id(), name, ex.getMessage(), this.leaseDuration.toMillis());
 			}
 		}
+	}
+
+	/** Whether a lease names this instance as written by this process (not by another process with the same id). */
+	private static boolean isOwn(LeaseRecord record, String instanceId, Hold hold) {
+		return instanceId.equals(record.holder()) && hold.ownEpoch >= 0 && hold.ownEpoch == record.transitions();
 	}
 
 	@Override

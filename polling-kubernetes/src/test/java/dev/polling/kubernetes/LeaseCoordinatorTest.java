@@ -341,4 +341,94 @@ class LeaseCoordinatorTest {
 		coordinator.release(CLUSTER, "a");
 	}
 
+	@Test
+	void aReleaseAfterARenewalWhoseAnswerWasLostStillClearsTheLease() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] loseNextAnswer = { false };
+		LeaseStore losing = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return real.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				Write write = real.update(name, resourceVersion, record);
+				if (loseNextAnswer[0]) {
+					loseNextAnswer[0] = false;
+					throw new StoreFault("answer lost", null);
+				}
+				return write;
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		clock.advance(TICK);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		loseNextAnswer[0] = true;
+		clock.advance(TICK);
+		assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+		// the renewal was applied: the resourceVersion a last saw answered is stale, yet the release clears the lease
+		a.release(CLUSTER, "a");
+		assertThat(lease(a).getSpec().getHolderIdentity()).isNull();
+	}
+
+	@Test
+	void aRenewalWhoseAnswerWasLostIsRecognisedAsItsOwnAtTheNextDecision() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] loseNextAnswer = { false };
+		LeaseStore losing = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				Write write = real.create(name, record);
+				if (loseNextAnswer[0]) {
+					loseNextAnswer[0] = false;
+					throw new StoreFault("answer lost", null);
+				}
+				return write;
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				return real.update(name, resourceVersion, record);
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+		loseNextAnswer[0] = true;
+		assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+		clock.advance(TICK);
+		// the lease names a with the epoch a wrote: a's own, not another process's with the same id
+		Claim claim = a.acquire(CLUSTER, "a");
+		assertThat(claim.granted()).isTrue();
+		assertThat(claim.epoch()).isZero();
+	}
+
 }

@@ -135,7 +135,7 @@ final class LeaseSimulation {
 
 	private void step(Instance instance) {
 		this.steps++;
-		if (instance.holding && this.random.nextDouble() < 0.02) {
+		if (this.random.nextDouble() < (instance.holding ? 0.02 : 0.005)) {
 			// a pause or shutdown: the grant ends when the release is sent
 			instance.endWindowAt(this.now);
 			instance.holding = false;
