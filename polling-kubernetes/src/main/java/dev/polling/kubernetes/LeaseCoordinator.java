@@ -62,8 +62,6 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 	private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
-	private static final Pattern PREFIX = Pattern.compile("([a-z0-9][-a-z0-9.]*)?");
-
 	/** How expiry of another holder is judged; only the first is correct (the second exists to test the simulation). */
 	enum Expiry {
 
@@ -142,9 +140,10 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	/**
 	 * The name of the lease of a cluster: the prefix and the cluster id when they form a DNS-1123
 	 * subdomain; otherwise the prefix and the id in lower case with every other character than
-	 * {@code a-z 0-9 - .} replaced by {@code -}, shortened if need be, and followed by {@code -} and the
-	 * first 8 hex digits of the id's SHA-256, so that two ids differing only in case or punctuation
-	 * get different leases ({@code MAILABRUF_CLUSTER} becomes {@code polling-mailabruf-cluster-1c2d...}).
+	 * {@code a-z 0-9 -} replaced by {@code -}, leading and trailing dashes dropped, shortened if need be,
+	 * and followed by {@code -} and the first 8 hex digits of the id's SHA-256, so that two ids differing
+	 * only in case or punctuation get different leases ({@code MAILABRUF_CLUSTER} becomes
+	 * {@code polling-mailabruf-cluster-72170219}).
 	 * @param cluster the cluster id
 	 * @return the lease name
 	 */
@@ -157,20 +156,15 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		if (plain.length() <= MAX_NAME_LENGTH && SUBDOMAIN.matcher(plain).matches()) {
 			return plain;
 		}
-		String hash = "-" + sha256(cluster).substring(0, 8);
-		String sanitized = cluster.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]", "-");
-		// no empty or punctuation-only labels: dots become dashes, and the part next to the hash ends alphanumeric
-		sanitized = sanitized.replace('.', '-');
-		int room = MAX_NAME_LENGTH - prefix.length() - hash.length();
+		String hash = sha256(cluster).substring(0, 8);
+		// starting with a letter or digit (the prefix is valid before one), dashes only: no empty labels
+		String sanitized = cluster.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("^-+", "");
+		int room = MAX_NAME_LENGTH - prefix.length() - hash.length() - 1;
 		if (sanitized.length() > room) {
 			sanitized = sanitized.substring(0, room);
 		}
-		String name = prefix + sanitized;
-		name = name.replaceAll("[-.]+$", "");
-		if (name.isEmpty() || !Character.isLetterOrDigit(name.charAt(0))) {
-			name = "c" + name;
-		}
-		return name + hash;
+		sanitized = sanitized.replaceAll("-+$", "");
+		return sanitized.isEmpty() ? prefix + hash : prefix + sanitized + "-" + hash;
 	}
 
 	private static String sha256(String text) {
@@ -469,8 +463,8 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 		/**
 		 * The prefix of the lease names, {@value LeaseCoordinator#DEFAULT_LEASE_NAME_PREFIX} by default.
-		 * @param leaseNamePrefix lower case letters, digits, {@code -} and {@code .}, starting with a letter
-		 * or digit; may be empty
+		 * @param leaseNamePrefix lower case letters, digits, {@code -} and {@code .} that a name can follow
+		 * (a DNS-1123 subdomain when a letter is appended), at most 200 characters; may be empty
 		 * @return this builder
 		 */
 		public Builder leaseNamePrefix(String leaseNamePrefix) {
@@ -517,9 +511,11 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 						+ "leaseDuration (" + lease.multipliedBy(2).dividedBy(3) + ")");
 			}
 			String prefix = this.leaseNamePrefix;
-			if (prefix == null || prefix.length() > MAX_PREFIX_LENGTH || !PREFIX.matcher(prefix).matches()) {
+			// valid when a name can follow: the prefix and a letter form a DNS-1123 subdomain
+			if (prefix == null || prefix.length() > MAX_PREFIX_LENGTH || !SUBDOMAIN.matcher(prefix + "x").matches()) {
 				throw new IllegalArgumentException("leaseNamePrefix '" + prefix + "' cannot start a Kubernetes object name: use at most "
-						+ MAX_PREFIX_LENGTH + " lower case letters, digits, '-' and '.', starting with a letter or digit, e.g. '"
+						+ MAX_PREFIX_LENGTH + " lower case letters, digits, '-' and '.', starting with a letter or digit, no '.' next to "
+						+ "'-' or '.', e.g. '"
 						+ DEFAULT_LEASE_NAME_PREFIX + "'");
 			}
 			String ns = this.namespace;

@@ -63,7 +63,9 @@ class LeaseCoordinatorConfigurationTest {
 			.leaseNamePrefix("Polling_")
 			.build()).isInstanceOf(IllegalArgumentException.class)
 			.hasMessage("leaseNamePrefix 'Polling_' cannot start a Kubernetes object name: use at most 200 lower case letters, "
-					+ "digits, '-' and '.', starting with a letter or digit, e.g. 'polling-'");
+					+ "digits, '-' and '.', starting with a letter or digit, no '.' next to '-' or '.', e.g. 'polling-'");
+		assertThatThrownBy(() -> LeaseCoordinator.builder(this.client).leaseDuration(Duration.ofSeconds(15)).leaseNamePrefix("a-.").build())
+			.hasMessageStartingWith("leaseNamePrefix 'a-.' cannot start a Kubernetes object name");
 		assertThat(LeaseCoordinator.builder(this.client).leaseDuration(Duration.ofSeconds(15)).leaseNamePrefix("").build()
 			.leaseName("orders")).isEqualTo("orders");
 	}
@@ -92,11 +94,34 @@ class LeaseCoordinatorConfigurationTest {
 		assertThat(lower).isEqualTo("polling-mailabruf-cluster");
 		assertThat(upper).matches("polling-mailabruf-cluster-[0-9a-f]{8}").isNotEqualTo(lower);
 		assertThat(LeaseCoordinator.leaseName("polling-", "Mailabruf_Cluster")).isNotEqualTo(upper);
-		assertThat(LeaseCoordinator.leaseName("", "_x_")).matches("c-x-[0-9a-f]{8}");
+		assertThat(LeaseCoordinator.leaseName("", "_x_")).matches("x-[0-9a-f]{8}");
+		assertThat(LeaseCoordinator.leaseName("p.", "___")).matches("p\\.[0-9a-f]{8}");
+		assertThat(LeaseCoordinator.leaseName("p.", "-Q")).matches("p\\.q-[0-9a-f]{8}");
+		assertThat(LeaseCoordinator.leaseName("polling-", "MAILABRUF_CLUSTER")).isEqualTo("polling-mailabruf-cluster-72170219");
 		assertThat(LeaseCoordinator.leaseName("polling-", "a..b")).matches("polling-a--b-[0-9a-f]{8}");
 		String longName = LeaseCoordinator.leaseName("polling-", "X".repeat(400));
 		assertThat(longName).hasSizeLessThanOrEqualTo(253).matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?");
 		assertThat(LeaseCoordinator.leaseName("polling-", "orders.eu")).isEqualTo("polling-orders.eu");
+	}
+
+	@Test
+	void everyClusterIdGetsAValidLeaseName() {
+		java.util.Random random = new java.util.Random(42);
+		String alphabet = "aZ09-._ /ÄçX";
+		for (String prefix : java.util.List.of("", "polling-", "p.", "a", "x".repeat(199) + "-")) {
+			for (int i = 0; i < 2_000; i++) {
+				StringBuilder id = new StringBuilder();
+				int length = 1 + random.nextInt((i % 10 == 0) ? 400 : 12);
+				for (int c = 0; c < length; c++) {
+					id.append(alphabet.charAt(random.nextInt(alphabet.length())));
+				}
+				String name = LeaseCoordinator.leaseName(prefix, id.toString());
+				assertThat(name).as("prefix '%s', id '%s'", prefix, id)
+					.hasSizeLessThanOrEqualTo(253)
+					.startsWith(prefix)
+					.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+			}
+		}
 	}
 
 }
