@@ -62,14 +62,20 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 	private static final Pattern LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
-	/** How expiry of another holder is judged; only the first is correct (the second exists to test the simulation). */
+	/** How expiry of another holder is judged; only the first is correct (the others show that the simulation catches them). */
 	enum Expiry {
 
-		/** The lease has not changed for the lease duration on this instance's monotonic clock. */
+		/** The lease has not changed for the lease duration on this instance's monotonic clock, counted from the answer. */
 		OBSERVED_CHANGE,
 
 		/** Broken on purpose: renewTime compared with this instance's wall clock, which may be skewed. */
-		WALL_CLOCK_RENEW_TIME
+		WALL_CLOCK_RENEW_TIME,
+
+		/**
+		 * Broken on purpose: counted from when the read was sent, not from its answer; a read applied
+		 * late sees a renewal sent after the read was.
+		 */
+		CHANGE_FROM_READ_SENT
 
 	}
 
@@ -195,9 +201,10 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	}
 
 	private Claim acquire(Hold hold, String name, String instanceId) throws StoreFault {
+		long sent = this.nanoTime.getAsLong();
 		Observed lease = this.store.get(name);
 		long received = this.nanoTime.getAsLong();
-		observe(hold, lease, received);
+		observe(hold, lease, (this.expiry == Expiry.CHANGE_FROM_READ_SENT) ? sent : received);
 		if (lease == null) {
 			return create(hold, name, instanceId);
 		}

@@ -42,17 +42,26 @@ class LeaseSimulationTest {
 
 	@Test
 	void theInvariantCatchesExpiryJudgedByRenewTimeAgainstASkewedWallClock() {
+		assertCaught(Expiry.WALL_CLOCK_RENEW_TIME);
+	}
+
+	@Test
+	void theInvariantCatchesExpiryCountedFromWhenTheReadWasSent() {
+		assertCaught(Expiry.CHANGE_FROM_READ_SENT);
+	}
+
+	private static void assertCaught(Expiry broken) {
 		for (long seed = 1; seed <= SEEDS; seed++) {
 			try {
-				new LeaseSimulation(seed, Expiry.WALL_CLOCK_RENEW_TIME).run(STEPS);
+				new LeaseSimulation(seed, broken).run(STEPS);
 			}
 			catch (AssertionError expected) {
-				System.out.println("caught: " + expected.getMessage());
+				System.out.println("caught " + broken + ": " + expected.getMessage());
 				assertThat(expected).hasMessageContaining("seed " + seed).hasMessageContaining("grants overlap");
 				return;
 			}
 		}
-		fail("no seed of %d showed overlapping grants with expiry judged by the wall clock", SEEDS);
+		fail("no seed of %d showed overlapping grants with expiry %s", SEEDS, broken);
 	}
 
 }
