@@ -211,18 +211,18 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		LeaseRecord record = lease.record();
 		long age = ageMillis(hold, received);
 		boolean own = isOwn(record, instanceId, hold);
-		if (own) {
+		if (own && hold.holding) {
 			long send = this.nanoTime.getAsLong();
-			if (hold.holding && send - hold.renewedAt >= this.renewNanos) {
+			if (send - hold.renewedAt >= this.renewNanos) {
 				return stepDown(hold, name, lease, send);
 			}
-			// a renewal, or this process's own record whose last answer it missed (lost or too late): same epoch
-			boolean renewing = hold.holding;
 			LeaseRecord renewed = new LeaseRecord(instanceId, durationSeconds(), record.acquireTime(), wallNow(), record.transitions());
-			return write(hold, name, lease.resourceVersion(), renewed, renewing, age, send);
+			return write(hold, name, lease.resourceVersion(), renewed, true, age, send);
 		}
 		hold.holding = false;
-		if (record.holder() != null && !expired(hold, record, received)) {
+		// this process's own record while it does not hold it (the answer to its write was lost or came too
+		// late, or it stepped down and could not clear it) is taken like a free one: a new grant, a new epoch
+		if (!own && record.holder() != null && !expired(hold, record, received)) {
 			return new Claim(false, false, record.holder(), record.transitions(), age, null);
 		}
 		long send = this.nanoTime.getAsLong();

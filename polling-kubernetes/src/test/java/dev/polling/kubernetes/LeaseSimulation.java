@@ -41,8 +41,9 @@ import dev.polling.kubernetes.LeaseStore.Write;
  * <p>Invariant: a grant is valid from the virtual time its successful write (create or update naming
  * the instance holder, answered without a fault) was sent until {@code renewDeadline / rate} later,
  * or until the instance sends a release, whichever comes first. No two grants of different instances
- * have overlapping validity, and of two grants of different instances the later one has the greater
- * epoch.
+ * have overlapping validity; of two grants of different instances the later one has the greater
+ * epoch; a renewal keeps the epoch, and every other grant (a new holder, or the same one after a gap)
+ * has a greater epoch than every grant before it.
  */
 final class LeaseSimulation {
 
@@ -96,6 +97,8 @@ final class LeaseSimulation {
 	int releases;
 
 	private @Nullable String lastHolder;
+
+	private long maxEpoch = -1;
 
 	LeaseSimulation(long seed, Expiry expiry) {
 		this.seed = seed;
@@ -175,6 +178,12 @@ final class LeaseSimulation {
 				throw failure("epochs do not grow with the holder: " + other + " then " + window);
 			}
 		}
+		if (claim.renewed() ? claim.epoch() != instance.lastEpoch : claim.epoch() <= this.maxEpoch) {
+			throw failure((claim.renewed() ? "a renewal changed the epoch: " + instance.lastEpoch + " to " : "a new grant's epoch is not above "
+					+ "every earlier one (" + this.maxEpoch + "): ") + window);
+		}
+		instance.lastEpoch = claim.epoch();
+		this.maxEpoch = Math.max(this.maxEpoch, claim.epoch());
 		this.windows.add(window);
 		this.grants++;
 		if (!instance.id.equals(this.lastHolder)) {
@@ -239,6 +248,8 @@ final class LeaseSimulation {
 		boolean holding;
 
 		long grantSentAt = -1;
+
+		long lastEpoch = -1;
 
 		Instance(String id) {
 			this.id = id;
