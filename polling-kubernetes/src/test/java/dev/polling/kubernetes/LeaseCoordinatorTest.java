@@ -433,4 +433,67 @@ class LeaseCoordinatorTest {
 		assertThat(claim.epoch()).isEqualTo(1);
 	}
 
+	@Test
+	void anOutageIsLoggedOnceAtWarnAndItsEndOnceAtInfo() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] down = { false };
+		LeaseStore flaky = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				if (down[0]) {
+					throw new StoreFault("connection refused (simulated)", null);
+				}
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return real.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				return real.update(name, resourceVersion, record);
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		List<String> logged = new ArrayList<>();
+		org.slf4j.Logger logger = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { org.slf4j.Logger.class }, (proxy, method, args) -> {
+					if (method.getName().startsWith("is")) {
+						return true;
+					}
+					if (List.of("warn", "info", "error").contains(method.getName())) {
+						logged.add(method.getName() + " " + args[0]);
+					}
+					return (method.getReturnType() == String.class) ? "test" : null;
+				});
+		LeaseCoordinator a = new LeaseCoordinator(flaky, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE, logger);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		for (int outage = 0; outage < 2; outage++) {
+			down[0] = true;
+			for (int i = 0; i < 3; i++) {
+				clock.advance(TICK);
+				assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+			}
+			down[0] = false;
+			clock.advance(TICK);
+			assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+			clock.advance(TICK);
+			assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		}
+		assertThat(logged).hasSize(4);
+		assertThat(logged.get(0)).startsWith("warn Cluster '{}': {}; refusing until the API server answers");
+		assertThat(logged.get(1)).startsWith("info Cluster '{}': {} answers again");
+		assertThat(logged.subList(2, 4)).isEqualTo(logged.subList(0, 2));
+	}
+
 }
