@@ -1,0 +1,81 @@
+package dev.polling.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.ClusterDefinition;
+import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+
+/** The coordinator under the core's decisions, on the mock API server and the real clocks. */
+class LeaseCoordinatorPollingManagerTest {
+
+	private KubernetesMockServer server;
+
+	private final List<KubernetesClient> clients = new ArrayList<>();
+
+	private final List<PollingManager> managers = new ArrayList<>();
+
+	@BeforeEach
+	void start() {
+		this.server = MockServerSupport.start(0);
+	}
+
+	@AfterEach
+	void stop() {
+		this.managers.forEach(PollingManager::close);
+		this.clients.forEach(KubernetesClient::close);
+		this.server.destroy();
+	}
+
+	private PollingManager instance(String id) {
+		KubernetesClient client = MockServerSupport.client(this.server.getPort(), MockServerSupport.NAMESPACE);
+		this.clients.add(client);
+		LeaseCoordinator coordinator = LeaseCoordinator.builder(client).leaseDuration(Duration.ofSeconds(15)).build();
+		PollingManager manager = PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(id))
+			.cluster(ClusterDefinition.of("orders", Duration.ofSeconds(10)))
+			.coordinator("orders", coordinator)
+			.build();
+		this.managers.add(manager);
+		return manager;
+	}
+
+	@Test
+	void oneInstanceHoldsWithAFencingTokenAndAnotherTakesOverAtOnceAfterItCloses() {
+		PollingManager a = instance("a");
+		PollingManager b = instance("b");
+		assertThat(a.decide("orders").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		long epoch = a.fencingToken("orders").orElseThrow();
+		assertThat(a.decide("orders").reason()).isEqualTo(Reason.RENEWED);
+		Decision refused = b.decide("orders");
+		assertThat(refused.reason()).isEqualTo(Reason.PEER_ACTIVE);
+		assertThat(refused.peers().get(0).instanceId()).isEqualTo("a");
+		assertThat(b.fencingToken("orders")).isEmpty();
+		// closing releases the lease: b takes it at its next decision, with the next epoch
+		a.close();
+		Decision taken = b.decide("orders");
+		assertThat(taken.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertThat(b.fencingToken("orders")).hasValue(epoch + 1);
+	}
+
+	@Test
+	void aSecondProcessWithTheSameInstanceIdIsReportedAsSuch() {
+		PollingManager first = instance("same");
+		PollingManager second = instance("same");
+		assertThat(first.decide("orders").isGranted()).isTrue();
+		assertThat(second.decide("orders").reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
+	}
+
+}

@@ -1,0 +1,499 @@
+package dev.polling.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import dev.polling.core.ClusterCoordinator.Claim;
+import dev.polling.core.ClusterDefinition;
+import dev.polling.kubernetes.LeaseCoordinator.Expiry;
+import dev.polling.kubernetes.LeaseStore.LeaseRecord;
+import dev.polling.kubernetes.LeaseStore.Observed;
+import dev.polling.kubernetes.LeaseStore.StoreFault;
+import dev.polling.kubernetes.LeaseStore.Write;
+import dev.polling.kubernetes.MockServerSupport.ManualClock;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+
+/**
+ * The coordinator against fabric8's mock API server in CRUD mode: real HTTP, real resourceVersion
+ * checks (a stale update is answered 409 by the server), each instance on a clock of its own that the
+ * test moves.
+ */
+class LeaseCoordinatorTest {
+
+	static final Duration LEASE = Duration.ofSeconds(15);
+
+	static final Duration TICK = Duration.ofSeconds(1);
+
+	static final ClusterDefinition CLUSTER = ClusterDefinition.of("MAILABRUF_CLUSTER", Duration.ofSeconds(10));
+
+	private KubernetesMockServer server;
+
+	private KubernetesClient client;
+
+	private final List<KubernetesClient> clients = new ArrayList<>();
+
+	@BeforeEach
+	void start() {
+		this.server = MockServerSupport.start(0);
+		this.client = client();
+	}
+
+	@AfterEach
+	void stop() {
+		this.clients.forEach(KubernetesClient::close);
+		this.server.destroy();
+	}
+
+	private KubernetesClient client() {
+		KubernetesClient created = MockServerSupport.client(this.server.getPort(), MockServerSupport.NAMESPACE);
+		this.clients.add(created);
+		return created;
+	}
+
+	private static LeaseCoordinator coordinator(KubernetesClient client, ManualClock clock) {
+		return LeaseCoordinator.builder(client).leaseDuration(LEASE).nanoTime(clock).wallClock(clock.wall()).build();
+	}
+
+	private Lease lease(LeaseCoordinator coordinator) {
+		return this.client.leases().inNamespace(MockServerSupport.NAMESPACE).withName(coordinator.leaseName(CLUSTER.id())).get();
+	}
+
+	@Test
+	void threeInstancesTickingTogetherKeepOneHolderWithoutPingPong() {
+		Map<String, ManualClock> clocks = new TreeMap<>();
+		Map<String, LeaseCoordinator> coordinators = new TreeMap<>();
+		for (String id : List.of("a", "b", "c")) {
+			ManualClock clock = new ManualClock();
+			clocks.put(id, clock);
+			// a client each, as three pods have
+			coordinators.put(id, coordinator(client(), clock));
+		}
+		String holder = null;
+		long epoch = -1;
+		for (int tick = 0; tick < 100; tick++) {
+			List<String> granted = new ArrayList<>();
+			// a different order each tick
+			List<String> order = new ArrayList<>(coordinators.keySet());
+			java.util.Collections.rotate(order, tick);
+			for (String id : order) {
+				Claim claim = coordinators.get(id).acquire(CLUSTER, id);
+				assertThat(claim.isUnavailable()).as("tick %d %s: %s", tick, id, claim.failure()).isFalse();
+				if (claim.granted()) {
+					granted.add(id);
+					if (holder == null) {
+						holder = id;
+						epoch = claim.epoch();
+					}
+					assertThat(claim.epoch()).as("epoch at tick %d", tick).isEqualTo(epoch);
+					assertThat(claim.renewed()).as("renewed at tick %d", tick).isEqualTo(tick > 0);
+				}
+				else {
+					assertThat(claim.holder()).as("holder seen by %s at tick %d", id, tick).isEqualTo(holder);
+					assertThat(claim.epoch()).isEqualTo(epoch);
+				}
+			}
+			assertThat(granted).as("granted at tick %d", tick).containsExactly(holder);
+			clocks.values().forEach((clock) -> clock.advance(TICK));
+		}
+		Lease lease = lease(coordinators.get(holder));
+		assertThat(lease.getSpec().getHolderIdentity()).isEqualTo(holder);
+		assertThat(lease.getSpec().getLeaseTransitions()).isEqualTo((int) epoch);
+		assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(15);
+		assertThat(lease.getSpec().getRenewTime()).isNotNull();
+		assertThat(lease.getSpec().getAcquireTime()).isNotNull();
+	}
+
+	@Test
+	void ofTwoInstancesTakingOverOnTheSameReadTheServerAcceptsOneAndAnswersTheOther409() {
+		ManualClock clockA = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		ManualClock clockB = new ManualClock();
+		ManualClock clockC = new ManualClock();
+		LeaseCoordinator c = coordinator(client(), clockC);
+		List<Write> writesOfB = new ArrayList<>();
+		// b's store lets c decide between b's read and b's write: both read the same resourceVersion
+		LeaseStore storeOfB = new LeaseStore() {
+
+			private final LeaseStore delegate = new Fabric8LeaseStore(client(), MockServerSupport.NAMESPACE, "polling-");
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return this.delegate.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return this.delegate.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				Claim claimOfC = c.acquire(CLUSTER, "c");
+				assertThat(claimOfC.granted()).as("c takes the expired lease first").isTrue();
+				Write write = this.delegate.update(name, resourceVersion, record);
+				writesOfB.add(write);
+				return write;
+			}
+
+			@Override
+			public String describe() {
+				return this.delegate.describe();
+			}
+
+		};
+		LeaseCoordinator b = new LeaseCoordinator(storeOfB, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clockB, clockB.wall(),
+				Expiry.OBSERVED_CHANGE);
+		// both see a's lease, then a dies; both wait one lease duration on their own clocks
+		assertThat(b.acquire(CLUSTER, "b").holder()).isEqualTo("a");
+		assertThat(c.acquire(CLUSTER, "c").holder()).isEqualTo("a");
+		clockB.advance(LEASE);
+		clockC.advance(LEASE);
+		Claim claimOfB = b.acquire(CLUSTER, "b");
+		assertThat(writesOfB).hasSize(1);
+		assertThat(writesOfB.get(0).isConflict()).as("the server's answer to b's stale update").isTrue();
+		assertThat(claimOfB.granted()).isFalse();
+		assertThat(claimOfB.isUnavailable()).isFalse();
+		Lease lease = lease(a);
+		assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("c");
+		assertThat(lease.getSpec().getLeaseTransitions()).isEqualTo(1);
+		// b reads the new holder at its next decision and waits for it
+		Claim next = b.acquire(CLUSTER, "b");
+		assertThat(next.granted()).isFalse();
+		assertThat(next.holder()).isEqualTo("c");
+		assertThat(next.epoch()).isEqualTo(1);
+	}
+
+	@Test
+	void aHolderThatStopsRenewingIsTakenOverAfterTheLeaseDurationOnTheObserversClockWithTheNextEpoch() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		// the clocks' readings differ (other machines): only their rates matter
+		clockB.advance(Duration.ofHours(5));
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB);
+		Claim first = a.acquire(CLUSTER, "a");
+		assertThat(first.granted()).isTrue();
+		Duration elapsed = Duration.ZERO;
+		Duration lastRenewal = Duration.ZERO;
+		Claim claim = null;
+		for (int tick = 0; tick < 40; tick++) {
+			if (tick < 5) {
+				assertThat(a.acquire(CLUSTER, "a").renewed()).isTrue();
+				lastRenewal = elapsed;
+			}
+			// a is killed after tick 4: it never decides, never releases
+			claim = b.acquire(CLUSTER, "b");
+			if (claim.granted()) {
+				break;
+			}
+			assertThat(claim.holder()).isEqualTo("a");
+			elapsed = elapsed.plus(TICK);
+			clockA.advance(TICK);
+			clockB.advance(TICK);
+		}
+		assertThat(claim.granted()).isTrue();
+		assertThat(claim.renewed()).isFalse();
+		assertThat(claim.epoch()).isEqualTo(first.epoch() + 1);
+		// the documented bound: the lease duration after the last renewal b saw, plus one tick
+		Duration failover = elapsed.minus(lastRenewal);
+		assertThat(failover).isGreaterThanOrEqualTo(LEASE).isLessThanOrEqualTo(LEASE.plus(TICK));
+		assertThat(lease(a).getSpec().getLeaseTransitions()).isEqualTo((int) first.epoch() + 1);
+	}
+
+	@Test
+	void aFrozenHolderStepsDownOnResumeAndNeitherOverwritesNorReleasesTheNewHolder() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB);
+		Claim held = a.acquire(CLUSTER, "a");
+		assertThat(held.granted()).isTrue();
+		assertThat(b.acquire(CLUSTER, "b").holder()).isEqualTo("a");
+		// a's process stands still (its clock runs on); b takes over once it has seen the lease unchanged for the lease duration
+		Claim takeover = null;
+		for (int tick = 0; tick < 20 && (takeover == null || !takeover.granted()); tick++) {
+			clockB.advance(TICK);
+			clockA.advance(TICK);
+			takeover = b.acquire(CLUSTER, "b");
+		}
+		assertThat(takeover.granted()).isTrue();
+		assertThat(takeover.epoch()).isGreaterThan(held.epoch());
+		// a resumes: past its renew deadline it steps down instead of renewing
+		Claim resumed = a.acquire(CLUSTER, "a");
+		assertThat(resumed.granted()).isFalse();
+		assertThat(resumed.isUnavailable()).isFalse();
+		assertThat(resumed.holder()).isEqualTo("b");
+		assertThat(resumed.epoch()).isEqualTo(takeover.epoch()).isGreaterThan(held.epoch());
+		a.release(CLUSTER, "a");
+		Lease lease = lease(a);
+		assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("b");
+		assertThat(lease.getSpec().getLeaseTransitions()).isEqualTo((int) takeover.epoch());
+		Claim renewal = b.acquire(CLUSTER, "b");
+		assertThat(renewal.granted()).isTrue();
+		assertThat(renewal.renewed()).isTrue();
+		assertThat(renewal.epoch()).isEqualTo(takeover.epoch());
+	}
+
+	@Test
+	void aFrozenHolderThatNobodyTookOverStepsDownAndClearsItsLease() {
+		ManualClock clockA = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		Claim held = a.acquire(CLUSTER, "a");
+		clockA.advance(a.renewDeadline());
+		Claim resumed = a.acquire(CLUSTER, "a");
+		assertThat(resumed.granted()).isFalse();
+		assertThat(resumed.holder()).isNull();
+		assertThat(lease(a).getSpec().getHolderIdentity()).isNull();
+		// the next decision takes the free lease as a new holder
+		Claim again = a.acquire(CLUSTER, "a");
+		assertThat(again.granted()).isTrue();
+		assertThat(again.renewed()).isFalse();
+		assertThat(again.epoch()).isEqualTo(held.epoch() + 1);
+	}
+
+	@Test
+	void afterAReleaseAnotherInstanceTakesTheLeaseAtItsNextDecision() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB);
+		Claim held = a.acquire(CLUSTER, "a");
+		assertThat(b.acquire(CLUSTER, "b").granted()).isFalse();
+		a.release(CLUSTER, "a");
+		assertThat(lease(a).getSpec().getHolderIdentity()).isNull();
+		// no time passes
+		Claim taken = b.acquire(CLUSTER, "b");
+		assertThat(taken.granted()).isTrue();
+		assertThat(taken.epoch()).isEqualTo(held.epoch() + 1);
+		// a release by an instance that does not hold it changes nothing
+		a.release(CLUSTER, "a");
+		assertThat(lease(a).getSpec().getHolderIdentity()).isEqualTo("b");
+		assertThat(a.acquire(CLUSTER, "a").holder()).isEqualTo("b");
+	}
+
+	@Test
+	void aLeaseNamingThisInstancesIdThatThisProcessDidNotWriteIsNotGranted() {
+		ManualClock clockOld = new ManualClock();
+		ManualClock clockNew = new ManualClock();
+		LeaseCoordinator before = coordinator(this.client, clockOld);
+		assertThat(before.acquire(CLUSTER, "a").granted()).isTrue();
+		// a second process with the same id (or this one after a restart)
+		LeaseCoordinator after = coordinator(client(), clockNew);
+		Claim claim = after.acquire(CLUSTER, "a");
+		assertThat(claim.granted()).isFalse();
+		assertThat(claim.holder()).as("the core reports a duplicate instance id").isEqualTo("a");
+		// the restarted instance takes over once it has seen the lease unchanged for the lease duration
+		clockNew.advance(LEASE);
+		Claim taken = after.acquire(CLUSTER, "a");
+		assertThat(taken.granted()).isTrue();
+		assertThat(taken.epoch()).isEqualTo(1);
+		assertThat(before.acquire(CLUSTER, "a").granted()).isFalse();
+	}
+
+	@Test
+	void anUnreachableApiServerIsReportedUnavailableAndTheCoordinatorRecoversWhenOneAnswersAgain() {
+		int port = this.server.getPort();
+		ManualClock clock = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clock);
+		assertThat(a.describe()).isEqualTo("Kubernetes Lease polling-* in namespace test at http://127.0.0.1:" + port);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		this.server.destroy();
+		for (int i = 0; i < 3; i++) {
+			clock.advance(TICK);
+			Claim claim = a.acquire(CLUSTER, "a");
+			assertThat(claim.isUnavailable()).isTrue();
+			assertThat(claim.granted()).isFalse();
+			assertThat(claim.failure()).contains("Kubernetes Lease polling-* in namespace test at http://127.0.0.1:" + port);
+		}
+		a.release(CLUSTER, "a");
+		// an API server answers again on the same address (an empty one: the lease is created anew)
+		this.server = MockServerSupport.start(port);
+		clock.advance(TICK);
+		Claim claim = a.acquire(CLUSTER, "a");
+		assertThat(claim.isUnavailable()).as("%s", claim.failure()).isFalse();
+		assertThat(claim.granted()).isTrue();
+	}
+
+	@Test
+	void aClientOfAClosedPortGetsUnavailableNeverAnException() throws Exception {
+		int closed;
+		try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+			closed = socket.getLocalPort();
+		}
+		KubernetesClient nowhere = MockServerSupport.client(closed, "ns");
+		this.clients.add(nowhere);
+		LeaseCoordinator coordinator = LeaseCoordinator.builder(nowhere).leaseDuration(LEASE).build();
+		Claim claim = coordinator.acquire(CLUSTER, "a");
+		assertThat(claim.isUnavailable()).isTrue();
+		assertThat(claim.failure()).contains("in namespace ns at http://127.0.0.1:" + closed);
+		coordinator.release(CLUSTER, "a");
+	}
+
+	@Test
+	void aReleaseAfterARenewalWhoseAnswerWasLostStillClearsTheLease() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] loseNextAnswer = { false };
+		LeaseStore losing = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return real.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				Write write = real.update(name, resourceVersion, record);
+				if (loseNextAnswer[0]) {
+					loseNextAnswer[0] = false;
+					throw new StoreFault("answer lost", null);
+				}
+				return write;
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		clock.advance(TICK);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		loseNextAnswer[0] = true;
+		clock.advance(TICK);
+		assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+		// the renewal was applied: the resourceVersion a last saw answered is stale, yet the release clears the lease
+		a.release(CLUSTER, "a");
+		assertThat(lease(a).getSpec().getHolderIdentity()).isNull();
+	}
+
+	@Test
+	void aCreateWhoseAnswerWasLostIsRecognisedAsItsOwnAtTheNextDecision() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] loseNextAnswer = { false };
+		LeaseStore losing = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				Write write = real.create(name, record);
+				if (loseNextAnswer[0]) {
+					loseNextAnswer[0] = false;
+					throw new StoreFault("answer lost", null);
+				}
+				return write;
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				return real.update(name, resourceVersion, record);
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+		loseNextAnswer[0] = true;
+		assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+		clock.advance(TICK);
+		// the lease names a with the epoch a wrote: a's own, not another process's with the same id; a takes it
+		// at once as a new grant (with a new epoch: a did not act on the unanswered one)
+		Claim claim = a.acquire(CLUSTER, "a");
+		assertThat(claim.granted()).isTrue();
+		assertThat(claim.renewed()).isFalse();
+		assertThat(claim.epoch()).isEqualTo(1);
+	}
+
+	@Test
+	void anOutageIsLoggedOnceAtWarnAndItsEndOnceAtInfo() {
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] down = { false };
+		LeaseStore flaky = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				if (down[0]) {
+					throw new StoreFault("connection refused (simulated)", null);
+				}
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return real.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				return real.update(name, resourceVersion, record);
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		List<String> logged = new ArrayList<>();
+		org.slf4j.Logger logger = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { org.slf4j.Logger.class }, (proxy, method, args) -> {
+					if (method.getName().startsWith("is")) {
+						return true;
+					}
+					if (List.of("warn", "info", "error").contains(method.getName())) {
+						logged.add(method.getName() + " " + args[0]);
+					}
+					return (method.getReturnType() == String.class) ? "test" : null;
+				});
+		LeaseCoordinator a = new LeaseCoordinator(flaky, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE, logger);
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		for (int outage = 0; outage < 2; outage++) {
+			down[0] = true;
+			for (int i = 0; i < 3; i++) {
+				clock.advance(TICK);
+				assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
+			}
+			down[0] = false;
+			clock.advance(TICK);
+			assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+			clock.advance(TICK);
+			assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		}
+		assertThat(logged).hasSize(4);
+		assertThat(logged.get(0)).startsWith("warn Cluster '{}': {}; refusing until the API server answers");
+		assertThat(logged.get(1)).startsWith("info Cluster '{}': {} answers again");
+		assertThat(logged.subList(2, 4)).isEqualTo(logged.subList(0, 2));
+	}
+
+}
