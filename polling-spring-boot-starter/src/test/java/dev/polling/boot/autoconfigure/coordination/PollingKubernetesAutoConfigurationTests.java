@@ -1,0 +1,158 @@
+package dev.polling.boot.autoconfigure.coordination;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.PollingManager;
+import dev.polling.kubernetes.LeaseCoordinator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code polling.coordination=kubernetes} against fabric8's mock API server in CRUD mode: the
+ * clusters take Lease objects through the application's client, two instances agree on one holder,
+ * each cluster's wait time is its lease duration unless one is configured, and bad settings or a
+ * missing module stop the start naming the property.
+ */
+class PollingKubernetesAutoConfigurationTests {
+
+	private KubernetesMockServer server;
+
+	private KubernetesClient client;
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PollingKubernetesAutoConfiguration.class, PollingAutoConfiguration.class))
+		.withPropertyValues("polling.coordination=kubernetes", "polling.clusters.MAILBOX_1.wait-time=10s",
+				"polling.clusters.MAILBOX_2.wait-time=20s");
+
+	@BeforeEach
+	void startServer() throws Exception {
+		this.server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+		this.server.init(InetAddress.getByName("127.0.0.1"), 0);
+		this.client = newClient();
+	}
+
+	/** A client of the mock server; each context gets its own (a context closes its client bean). */
+	private KubernetesClient newClient() {
+		Config config = new ConfigBuilder(Config.empty()).withMasterUrl("http://127.0.0.1:" + this.server.getPort() + "/")
+			.withNamespace("polling-test")
+			.withRequestRetryBackoffLimit(0)
+			.build();
+		return new KubernetesClientBuilder().withConfig(config).build();
+	}
+
+	@AfterEach
+	void stopServer() {
+		this.client.close();
+		this.server.destroy();
+	}
+
+	@Test
+	void theClustersTakeLeasesThroughTheApplicationsClientAndTwoInstancesAgreeOnOneHolder() {
+		ApplicationContextRunner instance = this.runner.withBean(KubernetesClient.class, this::newClient);
+		instance.withPropertyValues("polling.instance-id=pod-a").run((a) -> {
+			PollingManager first = a.getBean(PollingManager.class);
+			Decision decision = first.decide("MAILBOX_1");
+			assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+			assertThat(decision.peers().get(0).peerId()).isEqualTo("coordinator");
+			assertThat(decision.peers().get(0).address()).contains("Kubernetes Lease").contains("polling-test");
+			assertThat(first.fencingToken("MAILBOX_1")).isPresent();
+			Lease lease = lease("MAILBOX_1");
+			assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("pod-a");
+			assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(10);
+			instance.withPropertyValues("polling.instance-id=pod-b").run((b) -> {
+				PollingManager second = b.getBean(PollingManager.class);
+				for (int tick = 0; tick < 20; tick++) {
+					assertThat(first.decide("MAILBOX_1").reason()).isEqualTo(Reason.RENEWED);
+					Decision refused = second.decide("MAILBOX_1");
+					assertThat(refused.reason()).isEqualTo(Reason.PEER_ACTIVE);
+					assertThat(refused.peers().get(0).instanceId()).isEqualTo("pod-a");
+				}
+				// the second cluster's lease lasts its own wait time
+				assertThat(second.decide("MAILBOX_2").isGranted()).isTrue();
+				assertThat(lease("MAILBOX_2").getSpec().getLeaseDurationSeconds()).isEqualTo(20);
+			});
+			// pod-b's shutdown released MAILBOX_2: pod-a takes it at once, without waiting for the lease
+			assertThat(first.decide("MAILBOX_2").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		});
+	}
+
+	@Test
+	void aConfiguredLeaseDurationAppliesToEveryCluster() {
+		this.runner.withBean(KubernetesClient.class, this::newClient)
+			.withPropertyValues("polling.kubernetes.lease-duration=30s", "polling.kubernetes.lease-name-prefix=orders-")
+			.run((context) -> {
+				PollingManager manager = context.getBean(PollingManager.class);
+				assertThat(manager.decide("MAILBOX_1").isGranted()).isTrue();
+				assertThat(manager.decide("MAILBOX_2").isGranted()).isTrue();
+				assertThat(this.client.leases().inNamespace("polling-test").list().getItems())
+					.allSatisfy((lease) -> {
+						assertThat(lease.getMetadata().getName()).startsWith("orders-");
+						assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(30);
+					});
+			});
+	}
+
+	@Test
+	void aRenewDeadlineNotShorterThanTheLeaseStopsTheStartNamingTheProperty() {
+		this.runner.withBean(KubernetesClient.class, this::newClient)
+			.withPropertyValues("polling.kubernetes.renew-deadline=15s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("polling.kubernetes.renew-deadline")
+					.hasMessageContaining("'15s'")
+					.hasMessageContaining("not shorter than the lease duration (10s, the wait time of cluster 'MAILBOX_1'");
+			});
+	}
+
+	@Test
+	void withoutTheModuleTheStartFailsNamingTheProperty() {
+		this.runner.withClassLoader(new FilteredClassLoader(LeaseCoordinator.class)).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling.coordination")
+				.hasMessageContaining("dev.polling:polling-kubernetes");
+		});
+	}
+
+	@Test
+	void clustersThatUseAnotherKindBuildNoClient() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(PollingKubernetesAutoConfiguration.class, PollingAutoConfiguration.class))
+			.withPropertyValues("polling.clusters.MAILBOX_1.wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(KubernetesClient.class);
+				assertThat(context.getBean(PollingManager.class).decide("MAILBOX_1").reason()).isEqualTo(Reason.STANDALONE);
+			});
+	}
+
+	private Lease lease(String cluster) {
+		return this.client.leases().inNamespace("polling-test").list().getItems().stream()
+			.filter((lease) -> lease.getMetadata().getName().startsWith("polling-" + cluster.toLowerCase().replace('_', '-')))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("no lease for " + cluster));
+	}
+
+}
