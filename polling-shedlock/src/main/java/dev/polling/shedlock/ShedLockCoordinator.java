@@ -347,11 +347,20 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	}
 
 	private Claim failed(String clusterId, String request, RuntimeException ex) {
-		String failure = describe() + " failed to " + request + " lock '" + lockName(clusterId) + "': " + ex;
+		String failure = describe() + ": " + request + " of lock '" + lockName(clusterId) + "' failed: " + describe(ex);
 		if (this.lastFailure.put(clusterId, failure) == null) {
 			logger.warn("Cluster '{}': {}; refusing until the store answers", clusterId, failure, ex);
 		}
 		return Claim.unavailable(failure);
+	}
+
+	/** The exception and its root cause, which often says more (connection refused). */
+	private static String describe(Throwable ex) {
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		return (root == ex) ? String.valueOf(ex) : ex + " (" + root + ")";
 	}
 
 	private void answered(String clusterId) {
