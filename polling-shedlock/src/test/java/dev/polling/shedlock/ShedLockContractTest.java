@@ -18,6 +18,10 @@ import org.junit.jupiter.api.TestInstance;
 
 import dev.polling.core.ClusterCoordinator.Claim;
 import dev.polling.core.ClusterDefinition;
+import dev.polling.core.Decision;
+import dev.polling.core.Decision.Reason;
+import dev.polling.core.PollingManager;
+import dev.polling.core.PollingSettings;
 import dev.polling.jdbc.test.LogCapture;
 import net.javacrumbs.shedlock.core.LockProvider;
 
@@ -292,6 +296,31 @@ abstract class ShedLockContractTest {
 				.as("one warning per instance for the outage").hasSize(2);
 			assertThat(log.lines("INFO", "dev.polling.shedlock", "answers again")).as("one per instance").hasSize(2);
 		}
+	}
+
+	/** Through the core: the decisions a polling manager makes with the coordinator. */
+	@Test
+	void decisionsOfPollingManagersCoordinatedThroughShedLock() {
+		ClusterDefinition cluster = newCluster("MANAGERS");
+		try (PollingManager a = manager("a", cluster); PollingManager b = manager("b", cluster)) {
+			assertThat(a.decide(cluster.id()).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+			Decision refused = b.decide(cluster.id());
+			assertThat(refused.reason()).isEqualTo(Reason.PEER_ACTIVE);
+			assertThat(refused.peers().get(0).instanceId()).as("ShedLock does not tell the holder").isNull();
+			assertThat(a.decide(cluster.id()).reason()).isEqualTo(Reason.RENEWED);
+			assertThat(a.fencingToken(cluster.id())).as("no fencing token from ShedLock").isEmpty();
+			a.pause(cluster.id());
+			assertThat(b.decide(cluster.id()).reason()).as("a's pause released the lock").isEqualTo(Reason.NO_ACTIVE_PEER);
+			assertThat(b.isHolding(cluster.id())).isTrue();
+		}
+	}
+
+	private PollingManager manager(String id, ClusterDefinition cluster) {
+		return PollingManager.builder()
+			.settings(PollingSettings.defaults().withInstanceId(id))
+			.cluster(cluster)
+			.coordinator(cluster.id(), coordinator().build())
+			.build();
 	}
 
 	@Test
