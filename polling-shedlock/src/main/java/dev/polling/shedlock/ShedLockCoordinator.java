@@ -49,7 +49,10 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * late request: the JDBC providers match the owner by host name only ({@code locked_by}), so a late
  * extend or unlock from a frozen holder would extend or clear the lock of a new holder on the same
  * host; Redis without {@code safeUpdate} extends and deletes the key whoever holds it. The margin
- * must cover the time a request takes to reach the store.
+ * must cover the time a request takes to reach the store. Configure the provider to check the owner
+ * where it can (JDBC {@code withLockedByValue} unique per instance, Redis {@code safeUpdate(true)}):
+ * a store that forgets its locks (Redis restarted without persistence) otherwise lets a former
+ * holder's extend succeed on the new holder's lock, and both keep the cluster.
  *
  * <p>Faults of the store (any {@link RuntimeException} of the provider: ShedLock's
  * {@code LockException}, Spring's {@code DataAccessException}, Redis connection errors) are answered
