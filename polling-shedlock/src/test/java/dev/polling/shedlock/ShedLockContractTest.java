@@ -41,7 +41,7 @@ abstract class ShedLockContractTest {
 	static final Duration TICK = Duration.ofMillis(100);
 
 	/** Time a request to the store and the test's own scheduling may add to a bound on a loaded machine. */
-	static final Duration SLACK = Duration.ofMillis(700);
+	static final Duration SLACK = Duration.ofSeconds(1);
 
 	private static final AtomicInteger clusters = new AtomicInteger();
 
@@ -165,23 +165,24 @@ abstract class ShedLockContractTest {
 		long lastRenewal = System.nanoTime();
 		assertThat(a.acquire().renewed()).isTrue();
 		// a is killed: it never decides nor releases again; b keeps ticking
-		long grantedAt;
+		long askedAt;
+		long answeredAt;
 		while (true) {
+			askedAt = System.nanoTime();
 			Claim claim = b.acquire();
+			answeredAt = System.nanoTime();
 			assertThat(claim.isUnavailable()).isFalse();
 			if (claim.granted()) {
-				grantedAt = System.nanoTime();
 				assertThat(claim.renewed()).isFalse();
 				break;
 			}
-			assertThat(Duration.ofNanos(System.nanoTime() - lastRenewal)).as("b still refused").isLessThan(FAILOVER.multipliedBy(3));
+			assertThat(Duration.ofNanos(answeredAt - lastRenewal)).as("b still refused").isLessThan(FAILOVER.multipliedBy(3));
 			Thread.sleep(TICK.toMillis());
 		}
-		Duration took = Duration.ofNanos(grantedAt - lastRenewal);
 		// not before the lease the store gave a's last renewal ended, which began after lastRenewal
-		assertThat(took).isGreaterThanOrEqualTo(FAILOVER.minusMillis(50));
+		assertThat(Duration.ofNanos(answeredAt - lastRenewal)).isGreaterThanOrEqualTo(FAILOVER.minusMillis(50));
 		// the documented bound: the failover period plus one tick (plus the requests' own time)
-		assertThat(took).isLessThanOrEqualTo(FAILOVER.plus(TICK).plus(SLACK));
+		assertThat(Duration.ofNanos(askedAt - lastRenewal)).isLessThanOrEqualTo(FAILOVER.plus(TICK).plus(SLACK));
 	}
 
 	@Test
