@@ -35,3 +35,12 @@ CREATE TABLE IF NOT EXISTS follow_up_checks (
     checked_by VARCHAR(200) NOT NULL,
     checked_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL
 );
+
+-- ShedLock's table, used only with polling.coordination=shedlock (the lock store of the mailbox
+-- clusters; see dev.polling.sample.coordination).
+CREATE TABLE IF NOT EXISTS shedlock (
+    name VARCHAR(64) NOT NULL PRIMARY KEY,
+    lock_until TIMESTAMP NOT NULL,
+    locked_at TIMESTAMP NOT NULL,
+    locked_by VARCHAR(255) NOT NULL
+);
