@@ -38,11 +38,13 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
+import dev.polling.shedlock.ShedLockCoordinator;
 
 /**
  * The cost of one tick's decision, for the holder and for a standby, side by side in one run on one
  * PostgreSQL: this library's JMX coordination (against 1 and 3 peers in another JVM, see
- * {@link PeerHost}) and JDBC coordination, against ShedLock's JDBC provider (lock + unlock, as a
+ * {@link PeerHost}), JDBC coordination and its ShedLock bridge on ShedLock's JDBC provider, against
+ * ShedLock's JDBC provider (lock + unlock, as a
  * ShedLock-guarded task does every run; {@code usingDbTime()}, its recommended setting) and Spring
  * Integration's {@code JdbcLockRegistry} (tryLock + unlock). Round trips and transactions per
  * decision are counted at the client ({@link CountingDataSource}). Each scenario: warm-up, then
@@ -114,6 +116,11 @@ public final class CoordinatorBenchmark {
 				.withJdbcTemplate(new JdbcTemplate(counted))
 				.usingDbTime()
 				.build());
+			ShedLockCoordinator bridge = ShedLockCoordinator.builder(shedLock).failoverPeriod(WAIT).build();
+			PollingManager bridgedHolder = coordinated(resources, "bridge-holder", bridge);
+			PollingManager bridgedStandby = coordinated(resources, "bridge-standby", bridge);
+			scenarios.put("ours bridged on ShedLock JDBC, holder (extend)", decide(bridgedHolder));
+			scenarios.put("ours bridged on ShedLock JDBC, standby (lock refused)", decide(bridgedStandby));
 			scenarios.put("ShedLock JDBC, holder (lock + unlock)", () -> {
 				Optional<SimpleLock> lock = shedLock.lock(new LockConfiguration(Instant.now(), "shedlock-holder", WAIT, Duration.ZERO));
 				lock.ifPresent(SimpleLock::unlock);
@@ -147,9 +154,12 @@ public final class CoordinatorBenchmark {
 				}
 				return locked;
 			});
-			// the JDBC holder takes the cluster first, so that the standby is refused by a live holder
+			// the holders take the cluster first, so that the standbys are refused by a live holder
 			if (!jdbcHolder.decide(CLUSTER).isGranted()) {
 				throw new IllegalStateException("ours JDBC: the holder was not granted");
+			}
+			if (!bridgedHolder.decide(CLUSTER).isGranted()) {
+				throw new IllegalStateException("ours bridged: the holder was not granted");
 			}
 
 			System.out.printf("%-66s %14s %20s %10s %12s %12s%n", "scenario", "holds", "median us (range)", "p99 us", "round trips",
