@@ -1,8 +1,5 @@
 package dev.polling.benchmarks;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -265,19 +262,10 @@ public final class CoordinatorBenchmark {
 		return peers;
 	}
 
-	/** The idle peers' ports, then the active one's, from the peer host's first line. */
+	/** Three idle peers' ports, then the active one's. */
 	private static int[] peerHostPorts(Process host) throws Exception {
-		BufferedReader out = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
-		String line;
-		while ((line = out.readLine()) != null && !line.startsWith("PORTS ")) {
-			// skip
-		}
-		if (line == null) {
-			throw new IllegalStateException("peer host did not start");
-		}
-		String[] parts = line.split(" ");
-		int[] idle = Arrays.stream(parts[1].split(",")).mapToInt(Integer::parseInt).toArray();
-		return new int[] { idle[0], idle[1], idle[2], Integer.parseInt(parts[2]) };
+		int[] ports = PeerHost.readPorts(host);
+		return new int[] { ports[0], ports[1], ports[2], ports[ports.length - 2] };
 	}
 
 }

@@ -1,8 +1,5 @@
 package dev.polling.benchmarks;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,18 +36,10 @@ public final class DecisionBenchmark {
 			.redirectError(ProcessBuilder.Redirect.DISCARD)
 			.start();
 		try {
-			BufferedReader out = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
-			String line;
-			while ((line = out.readLine()) != null && !line.startsWith("PORTS ")) {
-				// skip
-			}
-			if (line == null) {
-				throw new IllegalStateException("peer host did not start");
-			}
-			String[] parts = line.split(" ");
-			int[] idle = Arrays.stream(parts[1].split(",")).mapToInt(Integer::parseInt).toArray();
-			int active = Integer.parseInt(parts[2]);
-			int hung = Integer.parseInt(parts[3]);
+			int[] ports = PeerHost.readPorts(host);
+			int[] idle = Arrays.copyOf(ports, ports.length - 2);
+			int active = ports[ports.length - 2];
+			int hung = ports[ports.length - 1];
 			System.out.printf("decide() against peers in another JVM; %d iterations per scenario; java %s; %d cores%n", iterations,
 					System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
 			System.out.printf("%-44s %10s %10s %10s%n", "scenario", "median ms", "p99 ms", "max ms");

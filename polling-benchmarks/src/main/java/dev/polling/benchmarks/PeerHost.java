@@ -1,5 +1,9 @@
 package dev.polling.benchmarks;
 
+import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
+import java.io.InputStreamReader;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -45,6 +49,30 @@ public final class PeerHost {
 	public static final String ISY_DOMAIN = "de.bund.bva.isyfact.polling";
 
 	private PeerHost() {
+	}
+
+	/**
+	 * The ports from a started peer host's {@code PORTS} line: the idle instances', then the active
+	 * one's, then the hung port.
+	 * @param host the peer host process
+	 * @return the ports
+	 * @throws IOException if its output cannot be read
+	 */
+	static int[] readPorts(Process host) throws IOException {
+		BufferedReader out = new BufferedReader(new InputStreamReader(host.getInputStream(), StandardCharsets.UTF_8));
+		String line;
+		while ((line = out.readLine()) != null && !line.startsWith("PORTS ")) {
+			// skip
+		}
+		if (line == null) {
+			throw new IllegalStateException("peer host did not start");
+		}
+		String[] parts = line.split(" ");
+		int[] idle = Arrays.stream(parts[1].split(",")).mapToInt(Integer::parseInt).toArray();
+		int[] ports = Arrays.copyOf(idle, idle.length + 2);
+		ports[idle.length] = Integer.parseInt(parts[2]);
+		ports[idle.length + 1] = Integer.parseInt(parts[3]);
+		return ports;
 	}
 
 	public static void main(String[] args) throws Exception {
