@@ -97,12 +97,12 @@ class InDoubtConfirmationTests {
 	}
 
 	private List<String> inDoubtKeys() {
-		return this.delivery.entries(DeliveryState.IN_DOUBT, 100).stream().map(DeliveryEntry::idempotencyKey).toList();
+		return this.delivery.admin().entries(DeliveryState.IN_DOUBT, 100).stream().map(DeliveryEntry::idempotencyKey).toList();
 	}
 
 	private DeliveryState state(String idempotencyKey) {
 		for (DeliveryState state : DeliveryState.values()) {
-			if (this.delivery.entries(state, 1000).stream().anyMatch((e) -> e.idempotencyKey().equals(idempotencyKey))) {
+			if (this.delivery.admin().entries(state, 1000).stream().anyMatch((e) -> e.idempotencyKey().equals(idempotencyKey))) {
 				return state;
 			}
 		}

@@ -179,7 +179,7 @@ class MailToOrderTests {
 		assertThat(confirmation.getHeader(ConfirmationSender.IDEMPOTENCY_HEADER, null))
 			.isEqualTo("confirmation:confirm-me@shop.example");
 		assertThat(confirmation.getFrom()[0].toString()).isEqualTo("orders@demo.local");
-		assertThat(this.delivery.stats()).allSatisfy((stats) -> {
+		assertThat(this.delivery.admin().stats()).allSatisfy((stats) -> {
 			assertThat(stats.inDoubt()).isZero();
 			assertThat(stats.dead()).isZero();
 		});

@@ -503,7 +503,7 @@ public final class JobScheduler {
 					messageId = row.wasNull() ? null : value;
 				}
 			}
-			if (messageId != null && queue.retry(connection, messageId)) {
+			if (messageId != null && queue.admin().retry(connection, messageId)) {
 				return true; // the queue marks the job DISPATCHED again
 			}
 			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "

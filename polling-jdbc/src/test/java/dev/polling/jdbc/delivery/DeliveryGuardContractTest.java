@@ -85,9 +85,9 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		String where = "destination = '" + this.destination + "'";
 		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where + " AND state = 'DELIVERED'"))
 			.isEqualTo(24);
-		assertThat(guard.purge(Duration.ofHours(1), 10)).as("nothing older than an hour").isZero();
+		assertThat(guard.admin().purge(Duration.ofHours(1), 10)).as("nothing older than an hour").isZero();
 		Awaitility.await().pollDelay(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10)).until(() -> true);
-		assertThat(guard.purge(Duration.ofMillis(10), 10)).isGreaterThanOrEqualTo(24);
+		assertThat(guard.admin().purge(Duration.ofMillis(10), 10)).isGreaterThanOrEqualTo(24);
 		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where)).as("the dead one")
 			.isOne();
 	}
@@ -153,7 +153,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("confirmation:1", "confirmation:2");
 		assertThat(this.sent).extracting(Delivery::payload).containsExactly("hello", "second");
 		assertThat(listener.delivered.sum()).isEqualTo(2);
-		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
 			.hasSize(2);
 	}
 
@@ -172,24 +172,24 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			.destination(DeliveryDestination.of(this.destination, recording()))
 			.build();
 		long id = this.sent.get(0).id();
-		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.SENDING);
+		assertThat(b.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.SENDING);
 		Awaitility.await("the lease of the crashed instance expires")
 			.atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(100))
 			.until(() -> b.recoverExpired() > 0);
-		DeliveryEntry entry = b.entry(id).orElseThrow();
+		DeliveryEntry entry = b.admin().entry(id).orElseThrow();
 		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
 		assertThat(entry.lastError()).contains("expired during the send");
 		assertThat(listener.inDoubt.sum()).isOne();
 		assertThat(b.deliverDue(this.destination, 10)).isZero();
 		assertThat(this.sent).hasSize(1);
-		assertThat(b.stats()).filteredOn((s) -> s.destination().equals(this.destination))
+		assertThat(b.admin().stats()).filteredOn((s) -> s.destination().equals(this.destination))
 			.singleElement()
 			.satisfies((s) -> assertThat(s.inDoubt()).isOne());
 		// operator: the destination has it
-		assertThat(b.resolve(id, Resolution.DELIVERED)).isTrue();
-		assertThat(b.resolve(id, Resolution.DELIVERED)).isFalse();
-		assertThat(b.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(b.admin().resolve(id, Resolution.DELIVERED)).isTrue();
+		assertThat(b.admin().resolve(id, Resolution.DELIVERED)).isFalse();
+		assertThat(b.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 		assertThat(b.deliverDue(this.destination, 10)).isZero();
 		assertThat(this.sent).hasSize(1);
 	}
@@ -214,10 +214,10 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		// the two not yet sent were never claimed: another instance sends them, no operator needed
 		assertThat(b.deliverDue(this.destination, 10)).isEqualTo(2);
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-31", "order-32", "order-33");
-		assertThat(b.entries(DeliveryState.IN_DOUBT, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+		assertThat(b.admin().entries(DeliveryState.IN_DOUBT, 100)).filteredOn((e) -> e.destination().equals(this.destination))
 			.extracting(DeliveryEntry::idempotencyKey)
 			.containsExactly("order-31");
-		assertThat(b.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+		assertThat(b.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
 			.extracting(DeliveryEntry::idempotencyKey)
 			.containsExactlyInAnyOrder("order-32", "order-33");
 	}
@@ -242,7 +242,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-18", "order-18");
 		// the crash was not a failed attempt: the send after it is still the first attempt
 		assertThat(this.sent).extracting(Delivery::attempt).containsExactly(1, 1);
-		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(b.admin().entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 	}
 
 	@Test
@@ -257,17 +257,17 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		guard.store(this.destination, "k1", "payload");
 		assertThat(guard.deliverDue(this.destination, 10)).isOne();
 		long id = this.sent.get(0).id();
-		DeliveryEntry entry = guard.entry(id).orElseThrow();
+		DeliveryEntry entry = guard.admin().entry(id).orElseThrow();
 		assertThat(entry.state()).isEqualTo(DeliveryState.IN_DOUBT);
 		assertThat(entry.lastError()).isEqualTo("java.io.IOException: read timed out waiting for the server's answer");
 		assertThat(guard.deliverDue(this.destination, 10)).isZero();
-		assertThat(guard.entries(DeliveryState.IN_DOUBT, 100)).extracting(DeliveryEntry::id).contains(id);
+		assertThat(guard.admin().entries(DeliveryState.IN_DOUBT, 100)).extracting(DeliveryEntry::id).contains(id);
 		// operator: the destination does not have it
 		timeout.set(false);
-		assertThat(guard.resolve(id, Resolution.RESEND)).isTrue();
+		assertThat(guard.admin().resolve(id, Resolution.RESEND)).isTrue();
 		assertThat(guard.deliverDue(this.destination, 10)).isOne();
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("k1", "k1");
-		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(guard.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 	}
 
 	@Test
@@ -291,17 +291,17 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 				return this.sent.size() == 3;
 			});
 		long id = this.sent.get(0).id();
-		DeliveryEntry dead = guard.entry(id).orElseThrow();
+		DeliveryEntry dead = guard.admin().entry(id).orElseThrow();
 		assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
 		assertThat(dead.lastError()).endsWith("550 mailbox unavailable (attempt 3)");
 		assertThat(listener.retries.sum()).isEqualTo(2);
 		assertThat(listener.dead.sum()).isOne();
 		assertThat(guard.deliverDue(this.destination, 10)).isZero();
 		refuse.set(false);
-		assertThat(guard.retryDead(id)).isTrue();
-		assertThat(guard.retryDead(id)).isFalse();
+		assertThat(guard.admin().retryDead(id)).isTrue();
+		assertThat(guard.admin().retryDead(id)).isFalse();
 		assertThat(guard.deliverDue(this.destination, 10)).isOne();
-		assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+		assertThat(guard.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 		assertThat(this.sent).hasSize(4).extracting(Delivery::idempotencyKey).containsOnly("k1");
 	}
 
@@ -330,7 +330,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		sender.join();
 		assertThat(listenerA.rejected.sum()).isOne();
 		assertThat(listenerA.delivered.sum()).isZero();
-		assertThat(b.entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.IN_DOUBT);
+		assertThat(b.admin().entry(this.sent.get(0).id()).orElseThrow().state()).isEqualTo(DeliveryState.IN_DOUBT);
 		assertThat(b.deliverDue(this.destination, 10)).isZero();
 		assertThat(this.sent).hasSize(1);
 	}
@@ -369,7 +369,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(guard.deliverDue(this.destination, 1000)).isEqualTo(messages);
 		int committed = commits.get();
 		assertThat(this.sent).hasSize(messages);
-		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
 			.hasSize(messages);
 		// the first claim, one per message (its outcome with the next claim; after the last that claim finds
 		// none), and the round's last claim finding none; on H2 a claim and an outcome per message
@@ -396,7 +396,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(guard.deliverDue(this.destination, 1000)).isEqualTo(messages);
 		int committed = commits.get();
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
-		assertThat(guard.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
 			.hasSize(messages);
 		// claims of 10, 10 and 5 (fewer than asked for: the round ends): the first claim, the records of the
 		// first two batches each with the next claim, the last record alone; on H2 a claim and a record each
@@ -465,7 +465,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			assertThat(dispatcher.threads()).isEqualTo(4);
 			dispatcher.start();
 			Awaitility.await().atMost(Duration.ofSeconds(30))
-				.until(() -> guard.entries(DeliveryState.DELIVERED, 1000).stream()
+				.until(() -> guard.admin().entries(DeliveryState.DELIVERED, 1000).stream()
 					.filter((entry) -> entry.destination().equals(this.destination)).count() == 60);
 		}
 		assertThat(sentKeys).hasSize(60).doesNotHaveDuplicates();

@@ -178,7 +178,7 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		scheduler.dispatchDue(queue, 100);
 		QueueMessage doomed = queue.claim("handled", 1).get(0);
 		queue.fail(doomed, new IllegalStateException("no"));
-		assertThat(queue.discard(doomed.id())).isTrue();
+		assertThat(queue.admin().discard(doomed.id())).isTrue();
 		assertThat(scheduler.requeue(queue, other)).isTrue();
 		assertThat(count("id = " + other + " AND state = 'SCHEDULED' AND message_id IS NULL")).isOne();
 		scheduler.dispatchDue(queue, 100);

@@ -146,9 +146,9 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(queue.complete(stale)).isEqualTo(FencedWrite.REJECTED);
 		assertThat(queue.complete(one)).isEqualTo(FencedWrite.APPLIED);
 		assertThat(queue.complete(one)).isEqualTo(FencedWrite.REJECTED);
-		assertThat(queue.entry(one.id()).orElseThrow().state()).isEqualTo(MessageState.DONE);
-		assertThat(queue.entry(second).orElseThrow().state()).isEqualTo(MessageState.IN_PROGRESS);
-		assertThat(queue.entry(second).orElseThrow().owner()).isEqualTo(queue.owner());
+		assertThat(queue.admin().entry(one.id()).orElseThrow().state()).isEqualTo(MessageState.DONE);
+		assertThat(queue.admin().entry(second).orElseThrow().state()).isEqualTo(MessageState.IN_PROGRESS);
+		assertThat(queue.admin().entry(second).orElseThrow().owner()).isEqualTo(queue.owner());
 	}
 
 	@Test
@@ -239,11 +239,11 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			b.start();
 			Awaitility.await("b recovers the expired lease and completes both messages")
 				.atMost(Duration.ofSeconds(60))
-				.until(() -> producer.entry(next).orElseThrow().state() == MessageState.DONE);
+				.until(() -> producer.admin().entry(next).orElseThrow().state() == MessageState.DONE);
 			assertThat(listenerB.expired.sum()).isPositive();
-			assertThat(producer.entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
+			assertThat(producer.admin().entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
 			// a's expired lease is no failed attempt, and b's attempt succeeded
-			assertThat(producer.entry(id).orElseThrow().attempts()).isZero();
+			assertThat(producer.admin().entry(id).orElseThrow().attempts()).isZero();
 			// a wakes up and completes late: the fence rejects it, counted, no exception
 			unfreeze.countDown();
 			Awaitility.await("a's late completion is rejected")
@@ -257,7 +257,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(listenerA.completed.sum()).isZero();
 		assertThat(listenerB.completed.sum()).isEqualTo(2);
 		assertThat(handledBy).containsOnlyKeys("a:" + id, "b:" + id, "b:" + next);
-		assertThat(producer.entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
+		assertThat(producer.admin().entry(id).orElseThrow().state()).isEqualTo(MessageState.DONE);
 	}
 
 	@Test
@@ -280,7 +280,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		assertThat(queueA.renewLeases(List.of(kept, lost))).containsExactly(lost);
 		assertThat(queueA.complete(lost)).isEqualTo(FencedWrite.REJECTED);
 		assertThat(queueA.complete(kept)).isEqualTo(FencedWrite.APPLIED);
-		QueueEntry recovered = queueA.entry(lost.id()).orElseThrow();
+		QueueEntry recovered = queueA.admin().entry(lost.id()).orElseThrow();
 		assertThat(recovered.state()).isEqualTo(MessageState.FAILED);
 		assertThat(recovered.lastError()).contains("lease of a/").contains("expired");
 		assertThat(queueB.claim(this.queueName, 5)).extracting(QueueMessage::id).containsExactly(lost.id());
@@ -304,19 +304,19 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			workers.start();
 			Awaitility.await("the poison message goes dead")
 				.atMost(Duration.ofSeconds(60))
-				.until(() -> queue.entry(poison).orElseThrow().state() == MessageState.DEAD);
+				.until(() -> queue.admin().entry(poison).orElseThrow().state() == MessageState.DEAD);
 			Awaitility.await("the other key is processed").atMost(Duration.ofSeconds(30))
-				.until(() -> queue.entry(other).orElseThrow().state() == MessageState.DONE);
+				.until(() -> queue.admin().entry(other).orElseThrow().state() == MessageState.DONE);
 		}
-		QueueEntry dead = queue.entry(poison).orElseThrow();
+		QueueEntry dead = queue.admin().entry(poison).orElseThrow();
 		assertThat(dead.attempts()).isEqualTo(3);
 		assertThat(dead.lastError()).isEqualTo("java.lang.IllegalStateException: attempt 3 failed for bad");
 		assertThat(attempts).hasValue(3);
 		assertThat(listener.retries.sum()).isEqualTo(2);
 		assertThat(listener.dead.sum()).isOne();
-		assertThat(queue.entry(behind).orElseThrow().state()).isEqualTo(MessageState.BLOCKED);
-		assertThat(queue.entries(MessageState.DEAD, 100)).extracting(QueueEntry::id).contains(poison);
-		List<BlockedKey> blocked = queue.blockedKeys(1000) // oldest first over every queue of the shared test database
+		assertThat(queue.admin().entry(behind).orElseThrow().state()).isEqualTo(MessageState.BLOCKED);
+		assertThat(queue.admin().entries(MessageState.DEAD, 100)).extracting(QueueEntry::id).contains(poison);
+		List<BlockedKey> blocked = queue.admin().blockedKeys(1000) // oldest first over every queue of the shared test database
 			.stream()
 			.filter((key) -> key.queue().equals(this.queueName))
 			.toList();
@@ -327,7 +327,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			assertThat(key.waiting()).isOne();
 			assertThat(key.lastError()).contains("attempt 3 failed");
 		});
-		assertThat(queue.stats()).filteredOn((stats) -> stats.queue().equals(this.queueName))
+		assertThat(queue.admin().stats()).filteredOn((stats) -> stats.queue().equals(this.queueName))
 			.singleElement()
 			.satisfies((stats) -> {
 				assertThat(stats.dead()).isOne();
@@ -337,8 +337,8 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 				assertThat(stats.oldestWaiting()).isNotNull();
 			});
 		// operator: retry gives a fresh set of attempts; the key stays in order
-		assertThat(queue.retry(behind)).isFalse();
-		assertThat(queue.retry(poison)).isTrue();
+		assertThat(queue.admin().retry(behind)).isFalse();
+		assertThat(queue.admin().retry(poison)).isTrue();
 		List<QueueMessage> again = queue.claim(this.queueName, 10);
 		assertThat(again).extracting(QueueMessage::id).containsExactly(poison);
 		assertThat(again.get(0).attempt()).isOne();
@@ -346,10 +346,10 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		// operator: discard the dead head, the message behind it becomes claimable
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
 			queue.claim(this.queueName, 1).forEach((m) -> queue.fail(m, new IllegalStateException("x")));
-			return queue.entry(poison).orElseThrow().state() == MessageState.DEAD;
+			return queue.admin().entry(poison).orElseThrow().state() == MessageState.DEAD;
 		});
-		assertThat(queue.discard(poison)).isTrue();
-		assertThat(queue.entry(poison)).isEmpty();
+		assertThat(queue.admin().discard(poison)).isTrue();
+		assertThat(queue.admin().entry(poison)).isEmpty();
 		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::id).containsExactly(behind);
 	}
 
@@ -433,7 +433,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			.pollInterval(Duration.ofMillis(50))
 			.subscribe(this.queueName, (message) -> {
 				for (long earlier : handled) {
-					if (queue.entry(earlier).orElseThrow().state() != MessageState.DONE) {
+					if (queue.admin().entry(earlier).orElseThrow().state() != MessageState.DONE) {
 						notYetDone.add(earlier);
 					}
 				}
@@ -545,13 +545,13 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			// the instance crashes: no completion, no renewal; the lease runs out and is recovered
 			Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
 				queue.expireLeases();
-				return queue.entry(id).orElseThrow().state() == MessageState.FAILED;
+				return queue.admin().entry(id).orElseThrow().state() == MessageState.FAILED;
 			});
 		}
 		QueueMessage last = queue.claim(this.queueName, 1).get(0);
 		assertThat(queue.fail(last, new IllegalStateException("handler fails"))).isEqualTo(FencedWrite.APPLIED);
-		assertThat(queue.entry(id).orElseThrow().state()).isEqualTo(MessageState.FAILED);
-		assertThat(queue.entry(id).orElseThrow().attempts()).isOne();
+		assertThat(queue.admin().entry(id).orElseThrow().state()).isEqualTo(MessageState.FAILED);
+		assertThat(queue.admin().entry(id).orElseThrow().attempts()).isOne();
 	}
 
 	/**
@@ -565,7 +565,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		QueueMessage first = queue.claim(this.queueName, 1).get(0);
 		Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
 			queue.expireLeases();
-			return queue.entry(id).orElseThrow().state() == MessageState.FAILED;
+			return queue.admin().entry(id).orElseThrow().state() == MessageState.FAILED;
 		});
 		QueueMessage again = queue.claim(this.queueName, 1).get(0);
 		assertThat(again.fence()).isGreaterThan(first.fence());
@@ -592,7 +592,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		QueueMessage head = queue.claim(this.queueName, 1).get(0);
 		assertThat(head.payload()).isEqualTo("head");
 		assertThat(queue.fail(head, new IllegalStateException("poison"))).isEqualTo(FencedWrite.APPLIED);
-		assertThat(queue.entry(head.id()).orElseThrow().state()).isEqualTo(MessageState.DEAD);
+		assertThat(queue.admin().entry(head.id()).orElseThrow().state()).isEqualTo(MessageState.DEAD);
 		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::payload)
 			.as("claimable behind 6,000 messages of a dead key")
 			.containsExactlyInAnyOrder("free 1", "free 2", "free 3");
@@ -801,7 +801,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			})
 			.build()) {
 			workers.start();
-			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DONE);
 		}
 		assertThat(attempts).containsExactly(1, 1);
 	}

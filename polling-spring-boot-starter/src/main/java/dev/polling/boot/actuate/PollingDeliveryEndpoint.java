@@ -58,20 +58,20 @@ public class PollingDeliveryEndpoint {
 	public DeliveryDescriptor delivery(SecurityContext securityContext) {
 		boolean shown = this.sanitizer.isShown(securityContext);
 		return new DeliveryDescriptor(this.guard.destinations().keySet().stream().sorted().toList(),
-				this.guard.stats(), sanitized(this.guard.entries(DeliveryState.IN_DOUBT, LIMIT), shown),
-				sanitized(this.guard.entries(DeliveryState.DEAD, LIMIT), shown));
+				this.guard.admin().stats(), sanitized(this.guard.admin().entries(DeliveryState.IN_DOUBT, LIMIT), shown),
+				sanitized(this.guard.admin().entries(DeliveryState.DEAD, LIMIT), shown));
 	}
 
 	/** One message, or 404. */
 	@ReadOperation
 	public @Nullable DeliveryEntry message(SecurityContext securityContext, @Selector String id) {
 		boolean shown = this.sanitizer.isShown(securityContext);
-		return this.guard.entry(PollingQueueEndpoint.parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
+		return this.guard.admin().entry(PollingQueueEndpoint.parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
 	}
 
 	/** Whether a message with the id exists. */
 	boolean exists(String id) {
-		return this.guard.entry(PollingQueueEndpoint.parse(id)).isPresent();
+		return this.guard.admin().entry(PollingQueueEndpoint.parse(id)).isPresent();
 	}
 
 	private List<DeliveryEntry> sanitized(List<DeliveryEntry> entries, boolean shown) {
@@ -92,9 +92,9 @@ public class PollingDeliveryEndpoint {
 	public ActionResult act(@Selector String id, @Selector String action) {
 		long messageId = PollingQueueEndpoint.parse(id);
 		boolean done = switch (action) {
-			case "delivered" -> this.guard.resolve(messageId, Resolution.DELIVERED);
-			case "resend" -> this.guard.resolve(messageId, Resolution.RESEND);
-			case "retry" -> this.guard.retryDead(messageId);
+			case "delivered" -> this.guard.admin().resolve(messageId, Resolution.DELIVERED);
+			case "resend" -> this.guard.admin().resolve(messageId, Resolution.RESEND);
+			case "retry" -> this.guard.admin().retryDead(messageId);
 			default -> throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "'; use delivered or resend (IN_DOUBT), retry (DEAD)",
 					"Unknown action; use delivered, resend or retry");
@@ -105,7 +105,7 @@ public class PollingDeliveryEndpoint {
 					+ " (or does not exist)", "Delivery is not " + expected);
 		}
 		// no SecurityContext parameter here: it would make the operation expect a JSON body (HTTP 415 without one)
-		return new ActionResult(messageId, action, this.guard.entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
+		return new ActionResult(messageId, action, this.guard.admin().entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
 	}
 
 	/**

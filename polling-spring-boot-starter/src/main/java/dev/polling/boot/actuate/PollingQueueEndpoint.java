@@ -58,21 +58,21 @@ public class PollingQueueEndpoint {
 	@ReadOperation
 	public QueueDescriptor queue(SecurityContext securityContext) {
 		boolean shown = this.sanitizer.isShown(securityContext);
-		return new QueueDescriptor(this.queue.owner(), this.queue.stats(),
-				this.queue.blockedKeys(LIMIT).stream().map((key) -> sanitized(key, shown)).toList(),
-				this.queue.entries(MessageState.DEAD, LIMIT).stream().map((entry) -> sanitized(entry, shown)).toList());
+		return new QueueDescriptor(this.queue.owner(), this.queue.admin().stats(),
+				this.queue.admin().blockedKeys(LIMIT).stream().map((key) -> sanitized(key, shown)).toList(),
+				this.queue.admin().entries(MessageState.DEAD, LIMIT).stream().map((entry) -> sanitized(entry, shown)).toList());
 	}
 
 	/** One message, or 404. */
 	@ReadOperation
 	public @Nullable QueueEntry message(SecurityContext securityContext, @Selector String id) {
 		boolean shown = this.sanitizer.isShown(securityContext);
-		return this.queue.entry(parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
+		return this.queue.admin().entry(parse(id)).map((entry) -> sanitized(entry, shown)).orElse(null);
 	}
 
 	/** Whether a message with the id exists. */
 	boolean exists(String id) {
-		return this.queue.entry(parse(id)).isPresent();
+		return this.queue.admin().entry(parse(id)).isPresent();
 	}
 
 	private QueueEntry sanitized(QueueEntry entry, boolean shown) {
@@ -96,11 +96,11 @@ public class PollingQueueEndpoint {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use retry (discard is DELETE "
 					+ "/actuator/pollingqueue/" + id + ")", "Unknown action; use retry");
 		}
-		if (!this.queue.retry(messageId)) {
+		if (!this.queue.admin().retry(messageId)) {
 			throw notDead(messageId);
 		}
 		// no SecurityContext parameter here: it would make the operation expect a JSON body (HTTP 415 without one)
-		return new ActionResult(messageId, action, this.queue.entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
+		return new ActionResult(messageId, action, this.queue.admin().entry(messageId).map((entry) -> sanitized(entry, false)).orElse(null));
 	}
 
 	/**
@@ -110,7 +110,7 @@ public class PollingQueueEndpoint {
 	@DeleteOperation
 	public ActionResult discard(@Selector String id) {
 		long messageId = parse(id);
-		if (!this.queue.discard(messageId)) {
+		if (!this.queue.admin().discard(messageId)) {
 			throw notDead(messageId);
 		}
 		return new ActionResult(messageId, "discard", null);

@@ -29,7 +29,7 @@ public class PollingDeliveryHealthIndicator extends AbstractHealthIndicator {
 		long inDoubt = 0;
 		long dead = 0;
 		Map<String, Object> destinations = new LinkedHashMap<>();
-		for (DeliveryStats stats : this.guard.stats()) {
+		for (DeliveryStats stats : this.guard.admin().stats()) {
 			inDoubt += stats.inDoubt();
 			dead += stats.dead();
 			Map<String, Object> details = new LinkedHashMap<>();

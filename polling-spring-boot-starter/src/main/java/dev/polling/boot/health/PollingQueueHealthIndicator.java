@@ -29,7 +29,7 @@ public class PollingQueueHealthIndicator extends AbstractHealthIndicator {
 	protected void doHealthCheck(Health.Builder builder) {
 		long dead = 0;
 		Map<String, Object> queues = new LinkedHashMap<>();
-		for (QueueStats stats : this.queue.stats()) {
+		for (QueueStats stats : this.queue.admin().stats()) {
 			dead += stats.dead();
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("backlog", stats.backlog());

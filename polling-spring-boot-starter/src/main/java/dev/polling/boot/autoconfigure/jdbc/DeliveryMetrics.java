@@ -111,7 +111,7 @@ public final class DeliveryMetrics implements DeliveryListener, MeterBinder {
 		}
 		List<DeliveryStats> stats;
 		try {
-			stats = this.guard.get().stats();
+			stats = this.guard.get().admin().stats();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not read the delivery statistics for the gauges", ex);

@@ -320,7 +320,7 @@ public final class PollingJdbcAutoConfiguration {
 		RetentionPurgeScheduler pollingDeliveryPurge(DeliveryGuard guard, PollingJdbcProperties properties, PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			return new RetentionPurgeScheduler("delivery", settings.getPurgeInterval(),
-					() -> guard.purge(settings.getRetention()), schedulers);
+					() -> guard.admin().purge(settings.getRetention()), schedulers);
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {

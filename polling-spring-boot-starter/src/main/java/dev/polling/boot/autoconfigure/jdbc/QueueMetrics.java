@@ -111,7 +111,7 @@ public final class QueueMetrics implements QueueListener, MeterBinder {
 		}
 		List<QueueStats> stats;
 		try {
-			stats = this.queue.get().stats();
+			stats = this.queue.get().admin().stats();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not read the work queue statistics for the gauges", ex);

@@ -103,7 +103,7 @@ public final class QueueWorkersLifecycle implements SmartLifecycle {
 
 	private void purge() {
 		try {
-			this.queue.purge(this.retention);
+			this.queue.admin().purge(this.retention);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Purging done messages of {} failed; trying again in {}: {}", this.queue.tables().queue(),

@@ -111,9 +111,9 @@ class QueueAndDeliveryAutoConfigurationTests {
 			WorkQueue queue = context.getBean(WorkQueue.class);
 			long id = queue.enqueue("orders", null, "order-1");
 			Awaitility.await().atMost(Duration.ofSeconds(30))
-				.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+				.until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DONE);
 			assertThat(context.getBean(FailingOnce.class).calls).hasValue(2);
-			assertThat(queue.entry(id).orElseThrow().lastError()).contains("first attempt fails");
+			assertThat(queue.admin().entry(id).orElseThrow().lastError()).contains("first attempt fails");
 			assertThat(context.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM processed", Long.class))
 				.isOne();
 		});
@@ -125,8 +125,8 @@ class QueueAndDeliveryAutoConfigurationTests {
 			DeliveryGuard guard = context.getBean(DeliveryGuard.class);
 			guard.store("crm", "update:1", "payload");
 			Awaitility.await().atMost(Duration.ofSeconds(30))
-				.until(() -> guard.entries(DeliveryState.IN_DOUBT, 10).size() == 1);
-			long id = guard.entries(DeliveryState.IN_DOUBT, 10).get(0).id();
+				.until(() -> guard.admin().entries(DeliveryState.IN_DOUBT, 10).size() == 1);
+			long id = guard.admin().entries(DeliveryState.IN_DOUBT, 10).get(0).id();
 			Health health = context.getBean(PollingDeliveryHealthIndicator.class).health(true);
 			assertThat(health.getStatus()).as("an in-doubt message needs attention").isEqualTo(PollingHealthStatus.DEGRADED);
 			assertThat(health.getDetails()).containsEntry("inDoubt", 1L).containsEntry("dead", 0L);
@@ -143,7 +143,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 			PollingDeliveryEndpointWebExtension web = context.getBean(PollingDeliveryEndpointWebExtension.class);
 			assertThat(web.act("999999", "delivered").getStatus()).as("an unknown message").isEqualTo(404);
 			assertThat(web.act("" + id, "delivered").getStatus()).isEqualTo(200);
-			assertThat(guard.entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+			assertThat(guard.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
 			assertThat(context.getBean(PollingDeliveryHealthIndicator.class).health(true).getStatus()).isEqualTo(Status.UP);
 			metrics.refresh();
 			// resolved: the series shows 0 rather than vanishing (a dashboard would show "no data")
@@ -161,7 +161,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 				long id = queue.enqueue("invoices", "customer-9", "bad");
 				queue.enqueue("invoices", "customer-9", "waits");
 				Awaitility.await().atMost(Duration.ofSeconds(30))
-					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
+					.until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DEAD);
 				PollingQueueEndpoint endpoint = context.getBean(PollingQueueEndpoint.class);
 				PollingQueueEndpoint.QueueDescriptor view = endpoint.queue(SecurityContext.NONE);
 				assertThat(view.blockedKeys()).singleElement().satisfies((key) -> {
@@ -171,7 +171,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 				assertThat(view.dead()).extracting((e) -> e.id()).containsExactly(id);
 				// the handler's error text is masked by default (management.endpoint.pollingqueue.show-values)
 				assertThat(view.dead()).singleElement().satisfies((entry) -> assertThat(entry.lastError()).isEqualTo("******"));
-				assertThat(queue.entry(id).orElseThrow().lastError()).isNotEqualTo("******");
+				assertThat(queue.admin().entry(id).orElseThrow().lastError()).isNotEqualTo("******");
 				Health health = context.getBean(PollingQueueHealthIndicator.class).health(true);
 				assertThat(health.getStatus()).as("a dead message needs attention").isEqualTo(PollingHealthStatus.DEGRADED);
 				assertThat(health.getDetails()).containsEntry("dead", 1L);
@@ -182,7 +182,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 				assertThat(endpoint.message(SecurityContext.NONE, "" + id)).isNotNull();
 				// it fails again: discarded with DELETE it is gone
 				Awaitility.await().atMost(Duration.ofSeconds(30))
-					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DEAD);
+					.until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DEAD);
 				PollingQueueEndpointWebExtension web = context.getBean(PollingQueueEndpointWebExtension.class);
 				assertThat(web.discard("999999").getStatus()).as("an unknown message").isEqualTo(404);
 				assertThat(web.act("999999", "retry").getStatus()).isEqualTo(404);
@@ -247,7 +247,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 				WorkQueue queue = context.getBean(WorkQueue.class);
 				long id = queue.enqueue("orders", null, "after-the-outage");
 				Awaitility.await().atMost(Duration.ofSeconds(30))
-					.until(() -> queue.entry(id).orElseThrow().state() == MessageState.DONE);
+					.until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DONE);
 				assertThat(indicator.health(true).getDetails()).containsEntry("outages", 1L).doesNotContainKey("lastError");
 			});
 	}

@@ -1,0 +1,199 @@
+package dev.polling.jdbc.delivery;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.internal.DialectSql;
+import dev.polling.jdbc.internal.Purge;
+import dev.polling.jdbc.internal.Sql;
+
+/**
+ * The operator's side of a {@link DeliveryGuard} ({@link DeliveryGuard#admin()}): what is waiting or
+ * stuck per destination, and the actions on it (resolve an IN_DOUBT message after checking the
+ * destination, send a DEAD one again, purge delivered ones). Nothing here is on the delivery path;
+ * an application gives this object to its operations tooling (the starter's {@code pollingdelivery}
+ * endpoint, health and meters) and the {@link DeliveryGuard} to its code.
+ */
+public final class DeliveryAdmin {
+
+	private static final Logger logger = LoggerFactory.getLogger(DeliveryAdmin.class);
+
+	private static final String UNDELIVERED = "'PENDING', 'SENDING', 'FAILED', 'IN_DOUBT', 'DEAD'";
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final String table;
+
+	private final DatabaseTime time;
+
+	DeliveryAdmin(DataSource dataSource, Dialect dialect, String table, DatabaseTime time) {
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.table = table;
+		this.time = time;
+	}
+
+	/**
+	 * Counts per destination of undelivered messages.
+	 * @return one entry per destination with undelivered messages, by name
+	 */
+	public List<DeliveryStats> stats() {
+		return Sql.inTransaction(this.dataSource, "read the statistics of " + this.table, (connection) -> {
+			Instant now = this.time.currentTime(connection);
+			Map<String, long[]> counts = new LinkedHashMap<>();
+			Map<String, Instant> oldest = new HashMap<>();
+			try (PreparedStatement statement = connection.prepareStatement("SELECT destination, state, COUNT(*), "
+					+ "MIN(created_at) FROM " + this.table + " WHERE state IN (" + UNDELIVERED + ") GROUP BY "
+					+ "destination, state ORDER BY destination");
+					ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					DeliveryState state = DeliveryState.valueOf(result.getString(2));
+					long[] perState = counts.computeIfAbsent(result.getString(1),
+							(d) -> new long[DeliveryState.values().length]);
+					perState[state.ordinal()] = result.getLong(3);
+					if (state == DeliveryState.PENDING || state == DeliveryState.FAILED) {
+						oldest.merge(result.getString(1), this.time.read(result, 4), (a, b) -> a.isBefore(b) ? a : b);
+					}
+				}
+			}
+			List<DeliveryStats> stats = new ArrayList<>();
+			counts.forEach((destination, perState) -> {
+				Instant first = oldest.get(destination);
+				Duration age = (first != null) ? Duration.between(first, now) : null;
+				stats.add(new DeliveryStats(destination, perState[DeliveryState.PENDING.ordinal()],
+						perState[DeliveryState.SENDING.ordinal()], perState[DeliveryState.FAILED.ordinal()],
+						perState[DeliveryState.IN_DOUBT.ordinal()], perState[DeliveryState.DEAD.ordinal()],
+						(age != null && age.isNegative()) ? Duration.ZERO : age));
+			});
+			return stats;
+		});
+	}
+
+	/**
+	 * Messages in a state, oldest first.
+	 * @param state the state
+	 * @param limit the most entries, 1 to 1000
+	 * @return the entries
+	 */
+	public List<DeliveryEntry> entries(DeliveryState state, int limit) {
+		Objects.requireNonNull(state, "state must not be null");
+		if (limit < 1 || limit > 1000) {
+			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
+		}
+		String fetch = DialectSql.limit(this.dialect, "?");
+		return query("SELECT id, destination, idempotency_key, state, attempts, max_attempts, created_at, last_error FROM "
+				+ this.table + " WHERE state = ? ORDER BY id" + fetch, state.name(), limit);
+	}
+
+	/**
+	 * One message.
+	 * @param id the id
+	 * @return the message, if it exists
+	 */
+	public Optional<DeliveryEntry> entry(long id) {
+		return query("SELECT id, destination, idempotency_key, state, attempts, max_attempts, created_at, last_error FROM "
+				+ this.table + " WHERE id = ?", null, id).stream().findFirst();
+	}
+
+	private List<DeliveryEntry> query(String sql, @Nullable String state, long number) {
+		return Sql.inTransaction(this.dataSource, "read deliveries of " + this.table, (connection) -> {
+			List<DeliveryEntry> entries = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				int index = 1;
+				if (state != null) {
+					statement.setString(index++, state);
+				}
+				statement.setLong(index, number);
+				try (ResultSet result = statement.executeQuery()) {
+					while (result.next()) {
+						entries.add(new DeliveryEntry(result.getLong(1), result.getString(2), result.getString(3),
+								DeliveryState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
+								this.time.read(result, 7), result.getString(8)));
+					}
+				}
+			}
+			return entries;
+		});
+	}
+
+	/**
+	 * Operator action on an IN_DOUBT message, after checking the destination.
+	 * @param id the message id
+	 * @param resolution DELIVERED, or RESEND (PENDING with fresh attempts, same idempotency key)
+	 * @return {@code false} if there is no IN_DOUBT message with this id
+	 */
+	public boolean resolve(long id, Resolution resolution) {
+		Objects.requireNonNull(resolution, "resolution must not be null");
+		String now = this.time.now();
+		String set = (resolution == Resolution.DELIVERED) ? "state = 'DELIVERED', finished_at = " + now
+				: "state = 'PENDING', attempts = 0, finished_at = NULL, available_at = " + now;
+		boolean resolved = update("resolve delivery " + id, "UPDATE " + this.table + " SET " + set
+				+ ", fence = fence + 1 WHERE id = ? AND state = 'IN_DOUBT'", id) == 1;
+		if (resolved) {
+			logger.info("In-doubt delivery {} resolved by an operator: {}", id, resolution);
+		}
+		return resolved;
+	}
+
+	/**
+	 * Operator action: sends a DEAD message again with fresh attempts (same idempotency key).
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean retryDead(long id) {
+		return update("retry delivery " + id, "UPDATE " + this.table + " SET state = 'PENDING', attempts = 0, "
+				+ "finished_at = NULL, fence = fence + 1, available_at = " + this.time.now()
+				+ " WHERE id = ? AND state = 'DEAD'", id) == 1;
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches of 1000.
+	 * @param retention how long delivered messages are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DELIVERED messages finished longer ago than the retention, in batches, each in a
+	 * transaction of its own. Undelivered messages (pending, failed, in doubt, dead) are kept. Safe
+	 * on several instances at once.
+	 * @param retention how long delivered messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DELIVERED' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
+	}
+
+	private int update(String what, String sql, long id) {
+		return Sql.inTransaction(this.dataSource, what + " in " + this.table, (connection) -> {
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				statement.setLong(1, id);
+				return statement.executeUpdate();
+			}
+		});
+	}
+
+}

@@ -1,0 +1,286 @@
+package dev.polling.jdbc.queue;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.polling.jdbc.DataAccessFailure;
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.DialectSql;
+import dev.polling.jdbc.internal.Purge;
+import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.queue.WorkQueue.Binder;
+
+/**
+ * The operator's side of a {@link WorkQueue} ({@link WorkQueue#admin()}): what is queued, what is
+ * stuck, and the actions on it (retry or discard a DEAD message, purge DONE ones). Nothing here is on
+ * the workers' path; an application gives this object to its operations tooling (the starter's
+ * {@code pollingqueue} endpoint, health and meters) and the {@link WorkQueue} to its code.
+ */
+public final class QueueAdmin {
+
+	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
+
+	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
+
+	private final WorkQueue queue;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final TableNames tables;
+
+	private final DatabaseTime time;
+
+	private final KeyHeads heads;
+
+	private final String table;
+
+	QueueAdmin(WorkQueue queue, DataSource dataSource, Dialect dialect, TableNames tables, DatabaseTime time, KeyHeads heads) {
+		this.queue = queue;
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.tables = tables;
+		this.time = time;
+		this.heads = heads;
+		this.table = tables.queue();
+	}
+
+	/**
+	 * Counts per queue of open messages, and the age of the oldest waiting one.
+	 * @return one entry per queue that has open messages, by name
+	 */
+	public List<QueueStats> stats() {
+		return Sql.inTransaction(this.dataSource, "read the statistics of " + this.table, (connection) -> {
+			Instant now = this.time.currentTime(connection);
+			Map<String, long[]> counts = new LinkedHashMap<>();
+			Map<String, Instant> oldest = new HashMap<>();
+			try (PreparedStatement statement = connection.prepareStatement("SELECT queue, state, COUNT(*), "
+					+ "MIN(enqueued_at) FROM " + this.table + " WHERE state IN (" + OPEN + ") GROUP BY queue, state "
+					+ "ORDER BY queue");
+					ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					String queue = result.getString(1);
+					MessageState state = MessageState.valueOf(result.getString(2));
+					long[] perState = counts.computeIfAbsent(queue, (q) -> new long[MessageState.values().length]);
+					perState[state.ordinal()] = result.getLong(3);
+					if (state == MessageState.NEW || state == MessageState.FAILED || state == MessageState.BLOCKED) {
+						Instant first = this.time.read(result, 4);
+						oldest.merge(queue, first, (a, b) -> a.isBefore(b) ? a : b);
+					}
+				}
+			}
+			List<QueueStats> stats = new ArrayList<>();
+			counts.forEach((queue, perState) -> {
+				Instant first = oldest.get(queue);
+				Duration age = (first != null) ? Duration.between(first, now) : null;
+				if (age != null && age.isNegative()) {
+					age = Duration.ZERO;
+				}
+				stats.add(new QueueStats(queue, perState[MessageState.NEW.ordinal()],
+						perState[MessageState.BLOCKED.ordinal()], perState[MessageState.IN_PROGRESS.ordinal()],
+						perState[MessageState.FAILED.ordinal()], perState[MessageState.DEAD.ordinal()], age));
+			});
+			return stats;
+		});
+	}
+
+	/**
+	 * Messages in a state, oldest first.
+	 * @param state the state
+	 * @param limit the most entries, 1 to 1000
+	 * @return the entries
+	 */
+	public List<QueueEntry> entries(MessageState state, int limit) {
+		Objects.requireNonNull(state, "state must not be null");
+		checkLimit(limit);
+		return query("SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
+				+ this.table + " WHERE state = ? ORDER BY id" + limit(), (statement) -> {
+					statement.setString(1, state.name());
+					statement.setInt(2, limit);
+				});
+	}
+
+	/**
+	 * One message.
+	 * @param id the id
+	 * @return the message, if it exists
+	 */
+	public Optional<QueueEntry> entry(long id) {
+		return query("SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
+				+ this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id)).stream().findFirst();
+	}
+
+	private List<QueueEntry> query(String sql, Binder binder) {
+		return Sql.inTransaction(this.dataSource, "read messages of " + this.table, (connection) -> {
+			List<QueueEntry> entries = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				binder.bind(statement);
+				try (ResultSet result = statement.executeQuery()) {
+					while (result.next()) {
+						entries.add(new QueueEntry(result.getLong(1), result.getString(2), result.getString(3),
+								MessageState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
+								result.getString(7), this.time.read(result, 8), result.getString(9)));
+					}
+				}
+			}
+			return entries;
+		});
+	}
+
+	/**
+	 * Business keys whose oldest open message is FAILED or DEAD, oldest first, with how many younger
+	 * messages wait behind it.
+	 * @param limit the most keys, 1 to 1000
+	 * @return the blocked keys
+	 */
+	public List<BlockedKey> blockedKeys(int limit) {
+		checkLimit(limit);
+		// a FAILED or DEAD message with a key is its key's head; the key's row counts the others
+		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, k.open_count - 1 FROM "
+				+ this.table + " h JOIN " + this.tables.queueKey() + " k ON k.queue = h.queue AND k.business_key = "
+				+ "h.business_key WHERE h.state IN ('FAILED', 'DEAD') AND h.business_key IS NOT NULL ORDER BY h.id"
+				+ limit();
+		return Sql.inTransaction(this.dataSource, "list the blocked keys of " + this.table, (connection) -> {
+			List<BlockedKey> keys = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				statement.setInt(1, limit);
+				try (ResultSet result = statement.executeQuery()) {
+					while (result.next()) {
+						keys.add(new BlockedKey(result.getString(1), result.getString(2), result.getLong(3),
+								MessageState.valueOf(result.getString(4)), result.getInt(5), result.getString(6),
+								Math.max(0, result.getLong(7))));
+					}
+				}
+			}
+			return keys;
+		});
+	}
+
+	/**
+	 * Operator action: gives a DEAD message a fresh set of attempts (it becomes NEW).
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean retry(long id) {
+		return Sql.inTransaction(this.dataSource, "retry dead message " + id + " in " + this.table,
+				(connection) -> retry(connection, id));
+	}
+
+	/**
+	 * Operator action on the given connection, in its current transaction: gives a DEAD message a
+	 * fresh set of attempts (it becomes NEW); the job it belongs to, if any, is DISPATCHED again.
+	 * @param connection the connection
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean retry(Connection connection, long id) {
+		try {
+			return Sql.inConnectionTransaction(connection, (transaction) -> {
+				int updated;
+				try (PreparedStatement statement = transaction.prepareStatement("UPDATE " + this.table + " SET state = "
+						+ "'NEW', attempts = 0, fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
+						+ " WHERE id = ? AND state = 'DEAD'")) {
+					statement.setLong(1, id);
+					updated = statement.executeUpdate();
+				}
+				if (updated == 1) {
+					this.queue.markJob(transaction, id, "DISPATCHED", null);
+				}
+				return updated == 1;
+			});
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not retry dead message " + id + " in " + this.table, ex);
+		}
+	}
+
+	/**
+	 * Operator action: deletes a DEAD message, unblocking its key.
+	 * @param id the message id
+	 * @return {@code false} if there is no DEAD message with this id
+	 */
+	public boolean discard(long id) {
+		boolean discarded = Sql.inTransaction(this.dataSource, "discard dead message " + id + " in " + this.table,
+				(connection) -> {
+					String queue;
+					String key;
+					try (PreparedStatement statement = connection.prepareStatement("SELECT queue, business_key FROM "
+							+ this.table + " WHERE id = ? AND state = 'DEAD' FOR UPDATE")) {
+						statement.setLong(1, id);
+						try (ResultSet row = statement.executeQuery()) {
+							if (!row.next()) {
+								return false;
+							}
+							queue = row.getString(1);
+							key = row.getString(2);
+						}
+					}
+					try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + this.table
+							+ " WHERE id = ? AND state = 'DEAD'")) {
+						statement.setLong(1, id);
+						if (statement.executeUpdate() != 1) {
+							return false;
+						}
+					}
+					if (key != null) {
+						this.heads.leave(connection, queue, key);
+					}
+					return true;
+				});
+		if (discarded) {
+			logger.info("Dead message {} of {} discarded by an operator", id, this.table);
+		}
+		return discarded;
+	}
+
+	/**
+	 * Deletes DONE messages finished longer ago than the retention, in batches of 1000.
+	 * @param retention how long DONE messages are kept
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention) {
+		return purge(retention, Purge.DEFAULT_BATCH_SIZE);
+	}
+
+	/**
+	 * Deletes DONE messages finished longer ago than the retention, in batches, each in a transaction
+	 * of its own. Open messages are kept. Safe on several instances at once.
+	 * @param retention how long DONE messages are kept
+	 * @param batchSize rows per batch, 1 to 100,000
+	 * @return how many were deleted
+	 */
+	public int purge(Duration retention, int batchSize) {
+		return Purge.run(this.dataSource, this.dialect, this.table, "state = 'DONE' AND finished_at < "
+				+ this.time.nowMinusMillis(), retention, batchSize);
+	}
+
+	private String limit() {
+		return DialectSql.limit(this.dialect, "?");
+	}
+
+	private static void checkLimit(int limit) {
+		if (limit < 1 || limit > 1000) {
+			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
+		}
+	}
+
+}
