@@ -132,9 +132,9 @@ abstract class SchemaMigrationContractTest extends DatabaseTest {
 		QueueMessage head = queue.claim("orders", 10).get(0);
 		assertThat(queue.complete(head)).isEqualTo(FencedWrite.APPLIED);
 		String states = "SELECT COUNT(*) FROM polling_queue WHERE state = ";
-		database.execute("DELETE FROM polling_schema_version WHERE version = 2");
+		database.execute("DELETE FROM polling_schema_version WHERE version >= 2");
 
-		assertThat(Schema.migrate(dataSource)).isEqualTo(new Schema.Outcome(1, 2, false));
+		assertThat(Schema.migrate(dataSource)).isEqualTo(new Schema.Outcome(1, Schema.latestVersion(), false));
 
 		assertThat(database.queryForLong(states + "'NEW'")).isEqualTo(1);
 		assertThat(database.queryForLong(states + "'BLOCKED'")).isEqualTo(1);
