@@ -43,6 +43,9 @@ import javax.sql.DataSource;
  * (the plain-Java default);</li>
  * <li>{@code one-commit-tx}: the same with a transaction runner ({@link JdbcTransactions}): handler
  * and completion in one transaction per message, the path the Spring Boot starter takes;</li>
+ * <li>{@code one-commit-tx-delete}: the same with {@code deleteWhenDone(true)} (the starter's
+ * {@code polling.jdbc.queue.retention=0}): a completion deletes the message, as db-scheduler deletes a
+ * finished execution;</li>
  * <li>{@code per-key}: as {@code one-commit}, every message with one of 1,000 business keys (20 per
  * key, interleaved), so that per-key ordering is checked on every claim;</li>
  * <li>{@code batched-opt-in}: completions of all workers written in batches of up to 100
@@ -83,10 +86,11 @@ public final class QueueBenchmark {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		Map<String, Scenario> scenarios = new LinkedHashMap<>();
-		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false));
-		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false));
-		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false));
-		scenarios.put("batched-opt-in", (url, size) -> queue(url, size, 0, false, true));
+		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false, false));
+		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false, false));
+		scenarios.put("one-commit-tx-delete", (url, size) -> queue(url, size, 0, true, false, true));
+		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false, false));
+		scenarios.put("batched-opt-in", (url, size) -> queue(url, size, 0, false, true, false));
 		for (double[] setting : new double[][] { { 0.5, 1.0 }, { 1.0, 4.0 }, { 2.0, 4.0 } }) {
 			scenarios.put(String.format(Locale.ROOT, "dbs(%.1f,%.1f)", setting[0], setting[1]),
 					(url, size) -> dbScheduler(url, size, setting[0], setting[1]));
@@ -169,7 +173,8 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions) throws Exception {
+	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions, boolean deleteWhenDone)
+			throws Exception {
 		String name = "bench-" + System.nanoTime();
 		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
 			WorkQueue producer = WorkQueue.builder(producerPool).instanceId("producer").build();
@@ -189,7 +194,7 @@ public final class QueueBenchmark {
 		for (int i = 0; i < INSTANCES; i++) {
 			HikariDataSource pool = BenchSql.pool(url, 8);
 			pools.add(pool);
-			WorkQueue.Builder queue = WorkQueue.builder(pool).instanceId("instance-" + i);
+			WorkQueue.Builder queue = WorkQueue.builder(pool).instanceId("instance-" + i).deleteWhenDone(deleteWhenDone);
 			JdbcTransactions tx = JdbcTransactions.of(pool);
 			if (transactions) {
 				queue.connections(tx);

@@ -118,6 +118,11 @@ public final class WorkQueue {
 
 	private final boolean joinsCallerTransactions;
 
+	/** The statement that ends a claimed message: marks it DONE, or deletes it. */
+	private final String completeSql;
+
+	private final boolean deleteWhenDone;
+
 	private final QueueAdmin admin;
 
 	private WorkQueue(Builder builder, Dialect dialect) {
@@ -135,6 +140,10 @@ public final class WorkQueue {
 		this.table = this.tables.queue();
 		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", COLUMNS);
 		this.heads = new KeyHeads(dialect, this.table, this.tables.queueKey());
+		this.deleteWhenDone = builder.deleteWhenDone;
+		this.completeSql = (this.deleteWhenDone ? "DELETE FROM " + this.table
+				: "UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now())
+				+ " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'";
 		this.admin = new QueueAdmin(this, builder.dataSource, dialect, this.tables, this.time, this.heads);
 	}
 
@@ -357,8 +366,7 @@ public final class WorkQueue {
 	public FencedWrite complete(Connection connection, QueueMessage message) {
 		Objects.requireNonNull(message, "message must not be null");
 		FencedWrite result;
-		String sql = "UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = "
-				+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'";
+		String sql = this.completeSql;
 		try {
 			if (message.businessKey() == null && connection.getAutoCommit()) {
 				// one statement: it commits by itself, without a transaction's extra round trips
@@ -402,9 +410,7 @@ public final class WorkQueue {
 		ordered.sort((a, b) -> Long.compare(a.id(), b.id()));
 		int[] sortedCounts = Sql.inTransaction(this.dataSource, "complete " + messages.size() + " messages in "
 				+ this.table, (connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-							+ " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now()
-							+ " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'")) {
+					try (PreparedStatement statement = connection.prepareStatement(this.completeSql)) {
 						for (QueueMessage message : ordered) {
 							statement.setLong(1, message.id());
 							statement.setLong(2, message.fence());
@@ -740,6 +746,14 @@ public final class WorkQueue {
 	}
 
 	/**
+	 * Whether a completion deletes the message instead of keeping it as DONE.
+	 * @return {@code true} if built with {@link Builder#deleteWhenDone(boolean) deleteWhenDone(true)}
+	 */
+	public boolean deletesWhenDone() {
+		return this.deleteWhenDone;
+	}
+
+	/**
 	 * The dialect.
 	 * @return the dialect
 	 */
@@ -813,6 +827,8 @@ public final class WorkQueue {
 		private Backoff backoff = Backoff.defaults();
 
 		private QueueListener listener = QueueListener.NONE;
+
+		private boolean deleteWhenDone;
 
 		private Builder(DataSource dataSource) {
 			this.dataSource = dataSource;
@@ -908,6 +924,20 @@ public final class WorkQueue {
 		 */
 		public Builder listener(QueueListener listener) {
 			this.listener = Objects.requireNonNull(listener, "listener must not be null");
+			return this;
+		}
+
+		/**
+		 * Whether a completion deletes the message instead of marking it DONE (off by default). The
+		 * fence is checked the same way, and a key's next message is released the same way; only the
+		 * history goes: no DONE rows to look at, none for the retention purge to delete, and the
+		 * database does less per message (a delete adds no index entries, an update to DONE adds
+		 * two). For queues whose finished messages nobody reads.
+		 * @param deleteWhenDone whether to delete completed messages
+		 * @return this builder
+		 */
+		public Builder deleteWhenDone(boolean deleteWhenDone) {
+			this.deleteWhenDone = deleteWhenDone;
 			return this;
 		}
 

@@ -152,6 +152,31 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 	}
 
 	@Test
+	void aQueueThatDeletesWhenDoneFencesLikeTheOtherAndReleasesTheKeysNextMessage() {
+		WorkQueue queue = queue("a").deleteWhenDone(true).build();
+		assertThat(queue.deletesWhenDone()).isTrue();
+		long head = queue.enqueue(this.queueName, "customer-1", "first");
+		long next = queue.enqueue(this.queueName, "customer-1", "second");
+		long unkeyed = queue.enqueue(this.queueName, null, "third");
+		List<QueueMessage> claimed = queue.claim(this.queueName, 10);
+		assertThat(claimed).extracting(QueueMessage::id).containsExactly(head, unkeyed);
+		QueueMessage first = claimed.get(0);
+		QueueMessage stale = new QueueMessage(first.id(), first.queue(), first.businessKey(), first.payload(), 1, 3,
+				first.fence() - 1, first.enqueuedAt());
+		assertThat(queue.complete(stale)).isEqualTo(FencedWrite.REJECTED);
+		assertThat(queue.admin().entry(head)).isPresent();
+		assertThat(queue.complete(first)).isEqualTo(FencedWrite.APPLIED);
+		assertThat(queue.complete(first)).as("a second completion finds nothing").isEqualTo(FencedWrite.REJECTED);
+		assertThat(queue.admin().entry(head)).as("deleted, not DONE").isEmpty();
+		// the key's next message became claimable, exactly once
+		assertThat(queue.claim(this.queueName, 10)).extracting(QueueMessage::id).containsExactly(next);
+		// a batch of completions deletes too
+		assertThat(queue.completeAll(List.of(claimed.get(1)))).containsExactly(FencedWrite.APPLIED);
+		assertThat(queue.admin().entry(unkeyed)).isEmpty();
+		assertThat(queue.admin().entries(MessageState.DONE, 1000)).extracting(QueueEntry::id).doesNotContain(head, unkeyed);
+	}
+
+	@Test
 	void twoInstancesWithFourThreadsEachProcessTwentyThousandMessagesExactlyOnceAndInKeyOrder() {
 		int total = 20_000;
 		int keys = 400;

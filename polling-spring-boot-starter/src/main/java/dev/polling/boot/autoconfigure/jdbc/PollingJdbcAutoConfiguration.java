@@ -247,6 +247,7 @@ public final class PollingJdbcAutoConfiguration {
 				.leaseTime(settings.getLeaseTime())
 				.maxAttempts(settings.getMaxAttempts())
 				.backoff(backoff(settings.getBackoff()))
+				.deleteWhenDone(settings.getRetention().isZero())
 				.listener(queueListener(listeners.orderedStream().toList()));
 			instanceId(environment).ifPresent(builder::instanceId);
 			return builder.build();

@@ -52,7 +52,7 @@ public class PollingJdbcProperties implements Validator {
 		checks.range("queue.threads", queue.getThreads(), 1, 256, "4");
 		checks.range("queue.batch-size", queue.getBatchSize(), 1, 1000, "10");
 		checks.positive("queue.poll-interval", queue.getPollInterval(), "500ms");
-		checks.positive("queue.retention", queue.getRetention(), "7d");
+		checks.notNegative("queue.retention", queue.getRetention());
 		checks.notNegative("queue.purge-interval", queue.getPurgeInterval());
 		checks.notNegative("queue.shutdown-wait", queue.getShutdownWait());
 		checks.backoff("queue.backoff", queue.getBackoff());
@@ -374,7 +374,8 @@ public class PollingJdbcProperties implements Validator {
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		/**
-		 * How long DONE messages are kept. A number without unit means seconds.
+		 * How long DONE messages are kept; 0 deletes a message when it is done (no history, less
+		 * work for the database per message). A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private Duration retention = Duration.ofDays(7);

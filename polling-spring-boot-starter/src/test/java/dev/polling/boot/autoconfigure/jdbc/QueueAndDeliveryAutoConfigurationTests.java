@@ -106,6 +106,21 @@ class QueueAndDeliveryAutoConfigurationTests {
 	}
 
 	@Test
+	void aRetentionOfZeroDeletesEachMessageWhenItIsDone() {
+		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.queue.retention=0").run((context) -> {
+			WorkQueue queue = context.getBean(WorkQueue.class);
+			assertThat(queue.deletesWhenDone()).isTrue();
+			long id = context.getBean(TransactionTemplate.class).execute((status) -> queue.enqueue("mails", null, "mail-1"));
+			MailFlow flow = context.getBean(MailFlow.class);
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> flow.sent.size() == 1);
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.admin().entry(id).isEmpty());
+			assertThat(context.getBean(JdbcTemplate.class).queryForObject("SELECT COUNT(*) FROM processed", Long.class)).isOne();
+		});
+		this.runner.withUserConfiguration(MailFlow.class)
+			.run((context) -> assertThat(context.getBean(WorkQueue.class).deletesWhenDone()).as("default: kept 7 days").isFalse());
+	}
+
+	@Test
 	void aFailingHandlerRollsBackItsDatabaseWorkAndTheRetryCommitsItOnce() {
 		this.runner.withUserConfiguration(FailingOnce.class).run((context) -> {
 			WorkQueue queue = context.getBean(WorkQueue.class);
