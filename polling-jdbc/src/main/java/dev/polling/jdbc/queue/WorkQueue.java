@@ -85,6 +85,15 @@ public final class WorkQueue {
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkQueue.class);
 
+	/**
+	 * The condition of every fenced write: the row still carries the claim's fence and is in
+	 * progress. The state test is written so that it implies no partial index's predicate: a plan
+	 * the server reuses for any parameters (a generic plan of a prepared statement) can then only
+	 * find the row by its primary key, never by scanning the index of rows in progress, which a plan
+	 * made while the statistics counted none of them chose (measured: 20,000 rows read per write).
+	 */
+	static final String HELD = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'IN_PROGRESS'";
+
 	private static final String COLUMNS = "id, queue, business_key, payload, attempts, max_attempts, fence, enqueued_at";
 
 	private final DataSource dataSource;
@@ -140,7 +149,7 @@ public final class WorkQueue {
 		this.deleteWhenDone = builder.deleteWhenDone;
 		this.completeSql = (this.deleteWhenDone ? "DELETE FROM " + this.table
 				: "UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now())
-				+ " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'";
+				+ HELD;
 		this.admin = new QueueAdmin(this, builder.dataSource, dialect, this.tables, this.time, this.heads);
 	}
 
@@ -469,7 +478,7 @@ public final class WorkQueue {
 				FencedWrite written = fenced(transaction, message, "record a failure of",
 						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
 								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-								+ (dead ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+								+ (dead ? this.time.now() : "NULL") + HELD,
 						(statement) -> {
 							statement.setString(1, dead ? "DEAD" : "FAILED");
 							statement.setString(2, error);
@@ -518,8 +527,7 @@ public final class WorkQueue {
 		try {
 			FencedWrite result = fenced(connection, message, "postpone",
 					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
-							+ "available_at = " + this.time.nowPlusMillis() + " WHERE id = ? AND fence = ? AND state = "
-							+ "'IN_PROGRESS'",
+							+ "available_at = " + this.time.nowPlusMillis() + HELD,
 					(statement) -> {
 						statement.setString(1, error);
 						statement.setLong(2, delay);
@@ -564,7 +572,7 @@ public final class WorkQueue {
 			return fenced(connection, message, "release",
 					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
 							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
-							+ this.time.now() + " WHERE id = ? AND fence = ? AND state = 'IN_PROGRESS'",
+							+ this.time.now() + HELD,
 					(statement) -> {
 					});
 		}
@@ -581,13 +589,12 @@ public final class WorkQueue {
 	}
 
 	/**
-	 * Writes to a claimed message only while the claim holds ({@code fence = ?}), planned for its
-	 * actual parameters (e.g. in the handler's transaction; inside one of the library's own, already
-	 * planned, it changes nothing with pgjdbc and repeats the {@code SET LOCAL} with another driver).
+	 * Writes to a claimed message only while the claim holds ({@link #HELD}). The statement may be
+	 * prepared on the server and run with a generic plan (no planning per message): its condition
+	 * leaves the primary key as the only index a plan can use.
 	 */
 	private FencedWrite fenced(Connection connection, QueueMessage message, String what, String sql, Binder binder) {
-		try (Sql.Planning planning = Sql.planForActualParameters(connection);
-				PreparedStatement statement = connection.prepareStatement(sql)) {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
 			binder.bind(statement);
 			int count = (int) sql.chars().filter((c) -> c == '?').count();
 			statement.setLong(count - 1, message.id());

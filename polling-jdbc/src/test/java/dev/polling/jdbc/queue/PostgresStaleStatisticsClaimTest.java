@@ -9,6 +9,7 @@ import dev.polling.jdbc.test.StatementLog;
 import dev.polling.jdbc.test.TestDatabase;
 import dev.polling.jdbc.test.TestDatabases;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -58,6 +59,77 @@ class PostgresStaleStatisticsClaimTest {
 		Matcher lockRows = LOCK_ROWS_LOOPS.matcher(plan);
 		assertThat(lockRows.find()).as("a LockRows node in%n%s", plan).isTrue();
 		assertThat(lockRows.group(1)).as("executions of the locking pick in%n%s", plan).isEqualTo("1");
+		// and the update finds the picked rows by primary key, not by reading every ready row again
+		assertThat(plan).as("the update's access path in%n%s", plan).containsPattern("(using|on) polling_queue_pk")
+			.doesNotContainPattern("Rows Removed by Filter: \\d{3,}");
+	}
+
+	/**
+	 * Statistics made while no message was in progress, then 20,000 in progress: a generic plan of a
+	 * fenced write (what the server reuses once the driver prepared the statement) must still find
+	 * the row by primary key. With {@code state = 'IN_PROGRESS'} in the condition the planner could
+	 * prove the lease index's predicate and chose a full scan of that index (estimated empty),
+	 * reading every message in progress per write.
+	 */
+	@Test
+	void everyFencedWriteGoesByPrimaryKeyUnderAGenericPlanMadeWhileNoMessageWasInProgress() throws Exception {
+		TestDatabase database = TestDatabases.postgresql();
+		Schema.migrate(database.newDataSource(), Dialect.POSTGRESQL, TableNames.defaults());
+		database.execute("ALTER TABLE polling_queue SET (autovacuum_enabled = false)");
+		WorkQueue producer = WorkQueue.builder(database.newDataSource()).instanceId("producer").build();
+		for (int i = 0; i < 20; i++) {
+			producer.enqueueAll("busy", messages(1000));
+		}
+		producer.enqueueAll("work", messages(8));
+		database.execute("UPDATE polling_queue SET state = 'DONE' WHERE queue = 'busy'", "ANALYZE polling_queue",
+				"UPDATE polling_queue SET state = 'IN_PROGRESS', owner = 'other', fence = 1, lease_until = "
+						+ "CURRENT_TIMESTAMP + INTERVAL '1 hour' WHERE queue = 'busy'");
+
+		StatementLog log = new StatementLog(database.newDataSource());
+		for (boolean deleteWhenDone : new boolean[] { false, true }) {
+			WorkQueue queue = WorkQueue.builder(log.dataSource()).instanceId("worker").deleteWhenDone(deleteWhenDone).build();
+			List<QueueMessage> claimed = queue.claim("work", 4);
+			assertThat(claimed).hasSize(4);
+			queue.complete(claimed.get(0));
+			queue.fail(claimed.get(1), new IllegalStateException("handler failed"));
+			queue.postpone(claimed.get(2), new IllegalStateException("deadlock"));
+			queue.release(claimed.get(3));
+		}
+		List<String> fencedWrites = log.statements().stream()
+			.filter((sql) -> (sql.startsWith("UPDATE") || sql.startsWith("DELETE")) && sql.contains("fence = ?"))
+			.distinct()
+			.toList();
+		assertThat(fencedWrites).as("complete (marking DONE and deleting), fail, postpone, release").hasSize(5);
+		for (String write : fencedWrites) {
+			String plan = explainGeneric(database, write);
+			assertThat(plan).as("generic plan of%n%s%n%s", write, plan).contains("Index Scan using polling_queue_pk")
+				.doesNotContain("polling_queue_lease_idx");
+		}
+	}
+
+	/** The statement's generic plan (PostgreSQL 16+), with {@code ?} numbered as {@code $n}. */
+	private static String explainGeneric(TestDatabase database, String sql) throws Exception {
+		StringBuilder numbered = new StringBuilder();
+		int parameter = 0;
+		for (char c : sql.toCharArray()) {
+			if (c == '?') {
+				numbered.append('$').append(++parameter);
+			}
+			else {
+				numbered.append(c);
+			}
+		}
+		StringBuilder plan = new StringBuilder();
+		// the simple query protocol sends the $n as text, as psql would; the extended one wants values
+		String url = database.url() + (database.url().contains("?") ? "&" : "?") + "preferQueryMode=simple";
+		try (Connection connection = DriverManager.getConnection(url, database.username(), database.password());
+				java.sql.Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("EXPLAIN (GENERIC_PLAN) " + numbered)) {
+			while (result.next()) {
+				plan.append(result.getString(1)).append('\n');
+			}
+		}
+		return plan.toString();
 	}
 
 	private static List<NewMessage> messages(int count) {
