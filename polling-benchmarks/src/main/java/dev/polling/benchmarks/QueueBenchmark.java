@@ -102,14 +102,19 @@ public final class QueueBenchmark {
 			}
 			scenarios.keySet().retainAll(chosen);
 		}
-		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
-			DataSource admin = postgres.getPostgresDatabase();
+		String external = System.getProperty("bench.postgres.url");
+		try (EmbeddedPostgres postgres = (external == null) ? BenchDatabases.postgres(true) : null;
+				HikariDataSource externalAdmin = (external == null) ? null : BenchSql.pool(external, 2)) {
+			DataSource admin = (postgres != null) ? postgres.getPostgresDatabase() : externalAdmin;
 			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			createDbSchedulerTable(admin);
-			String url = postgres.getJdbcUrl("postgres", "postgres");
-			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL embedded (zonky, %s), %d instances x %d threads, "
-					+ "pools of 8, poll interval %d ms, %d messages per round, %d rounds, trivial handlers%n",
-					BenchDatabases.postgresSettings(admin), INSTANCES, THREADS, POLL.toMillis(), n, rounds);
+			String url = (postgres != null) ? postgres.getJdbcUrl("postgres", "postgres") : external;
+			boolean profile = StatementProfile.available(admin);
+			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL %s (%s), %d instances x %d threads, "
+					+ "pools of 8, poll interval %d ms, %d messages per round, %d rounds, trivial handlers%s%n",
+					(postgres != null) ? "embedded (zonky)" : "at " + external, BenchDatabases.postgresSettings(admin),
+					INSTANCES, THREADS, POLL.toMillis(), n, rounds,
+					profile ? "; server time per statement from pg_stat_statements" : "");
 			Map<String, List<Double>> rates = new LinkedHashMap<>();
 			Map<String, List<Double>> commits = new LinkedHashMap<>();
 			for (int round = 0; round <= rounds; round++) {
@@ -119,15 +124,26 @@ public final class QueueBenchmark {
 					// every scenario on empty tables: no rows or dead tuples of the one before (ours keep DONE
 					// rows, db-scheduler deletes its), and no autovacuum of them under way while it runs
 					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
+					if (profile) {
+						StatementProfile.reset(admin);
+					}
 					long before = commits(admin);
 					long walBefore = walBytes(admin);
+					long jvmBefore = CpuClock.jvmNanos();
+					long serverBefore = CpuClock.postgresNanos();
 					Duration elapsed = scenario.getValue().run(url, size);
+					double jvmMicros = (CpuClock.jvmNanos() - jvmBefore) / 1e3 / size;
+					double serverMicros = (CpuClock.postgresNanos() - serverBefore) / 1e3 / size;
 					double perMessage = (commits(admin) - before) / (double) size;
 					double walPerMessage = (walBytes(admin) - walBefore) / (double) size;
 					double perSecond = size / (elapsed.toNanos() / 1e9);
 					System.out.printf(Locale.ROOT, "%-8s %-15s %,8d messages in %6.2f s = %,8.0f per second, %.2f commits per message, "
-							+ "%,.0f WAL bytes per message (enqueue included)%n", label, scenario.getKey(), size, elapsed.toNanos() / 1e9,
-							perSecond, perMessage, walPerMessage);
+							+ "%,.0f WAL bytes per message (enqueue included), CPU per message %.0f µs client + %.0f µs server%n", label,
+							scenario.getKey(), size, elapsed.toNanos() / 1e9, perSecond, perMessage, walPerMessage, jvmMicros,
+							serverMicros);
+					if (profile) {
+						StatementProfile.print(admin, size);
+					}
 					if (round > 0) {
 						rates.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perSecond);
 						commits.computeIfAbsent(scenario.getKey(), (key) -> new ArrayList<>()).add(perMessage);
