@@ -162,7 +162,11 @@ public final class Sql {
 	 * while the queue table was nearly empty (right after deployment, or with autovacuum not yet
 	 * round) can scan every ready row, or every row ever in progress, for each claim or fenced write:
 	 * measured on a fresh table, single-row claims fell to 550 per second and kept falling with the
-	 * backlog, against over 1,600 with plans made per execution (docs/benchmarks.md).
+	 * backlog, against over 1,600 with plans made per execution (docs/benchmarks.md). The queue's
+	 * fenced writes no longer need this (their condition leaves the primary key as the only usable
+	 * index; {@code WorkQueue.HELD}); claims still do: on a table never analyzed and nearly empty, the
+	 * generic plan of a claim (PostgreSQL 17, {@code EXPLAIN (GENERIC_PLAN)}) updates the picked rows
+	 * through a sequential scan, which it would keep while the table grows.
 	 * @param connection the connection
 	 * @return what undoes the change, to close once the statements are created (or {@link Planning#NONE})
 	 * @throws SQLException if the setting cannot be made
