@@ -72,6 +72,14 @@ public final class DeliveryGuard {
 
 	private static final Logger logger = LoggerFactory.getLogger(DeliveryGuard.class);
 
+	/**
+	 * The condition of every fenced write of an outcome: the row still carries the claim's fence and
+	 * is being sent. The state test implies no index's condition (unlike {@code state = 'SENDING'},
+	 * which the state index serves), so a generic plan of the prepared statement, which the server
+	 * reuses without planning, can only find the row by its primary key.
+	 */
+	private static final String SENDING = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'SENDING'";
+
 	private static final String COLUMNS = "id, destination, idempotency_key, payload, attempts, max_attempts, fence, "
 			+ "created_at";
 
@@ -357,13 +365,16 @@ public final class DeliveryGuard {
 		Outcome outcome;
 		try {
 			outcome = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> Sql.inTransaction(this.dataSource,
-					"record " + delivered.size() + " deliveries" + (combined ? " and claim the next" : ""), (connection) -> {
-						int[] counts = new int[delivered.size()];
+					"record " + delivered.size() + " deliveries" + (combined ? " and claim the next" : ""), false,
+					(connection) -> {
+						int[] counts;
+						// one JDBC batch: the fenced updates go to the server together, each with its own count
 						try (PreparedStatement statement = connection.prepareStatement(sql)) {
-							for (int i = 0; i < counts.length; i++) {
-								bindPost(statement, "DELIVERED", null, 0, delivered.get(i));
-								counts[i] = statement.executeUpdate();
+							for (Delivery delivery : delivered) {
+								bindPost(statement, "DELIVERED", null, 0, delivery);
+								statement.addBatch();
 							}
+							counts = statement.executeBatch();
 						}
 						List<Delivery> next = combined ? this.rows.claim(connection, destination, this.owner,
 								this.leaseTime.toMillis(), claimNext, this::map) : null;
@@ -458,7 +469,8 @@ public final class DeliveryGuard {
 	private @Nullable RecordedAndClaimed recordDeliveredAndClaimNext(Delivery delivery) {
 		String sql = postSql("DELIVERED");
 		try {
-			return Sql.inTransaction(this.dataSource, "record delivery " + delivery.id() + " and claim the next", (connection) -> {
+			return Sql.inTransaction(this.dataSource, "record delivery " + delivery.id() + " and claim the next", false,
+					(connection) -> {
 				int updated;
 				try (PreparedStatement statement = connection.prepareStatement(sql)) {
 					bindPost(statement, "DELIVERED", null, 0, delivery);
@@ -537,7 +549,7 @@ public final class DeliveryGuard {
 		String counted = state.equals("DELIVERED") ? "" : "attempts = attempts + 1, ";
 		return "UPDATE " + this.table + " SET state = ?, " + counted + "owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
 				+ "last_error), available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-				+ (finished ? this.time.now() : "NULL") + " WHERE id = ? AND fence = ? AND state = 'SENDING'";
+				+ (finished ? this.time.now() : "NULL") + SENDING;
 	}
 
 	private static void bindPost(PreparedStatement statement, String state, @Nullable String error, long delayMillis,
@@ -551,7 +563,7 @@ public final class DeliveryGuard {
 
 	private FencedWrite post(Delivery delivery, String state, @Nullable String error, long delayMillis) {
 		String sql = postSql(state);
-		int updated = Sql.inTransaction(this.dataSource, "record the outcome of delivery " + delivery.id(),
+		int updated = Sql.inOneStatement(this.dataSource, "record the outcome of delivery " + delivery.id(),
 				(connection) -> {
 					try (PreparedStatement statement = connection.prepareStatement(sql)) {
 						bindPost(statement, state, error, delayMillis, delivery);

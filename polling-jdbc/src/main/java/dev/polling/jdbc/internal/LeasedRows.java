@@ -149,7 +149,10 @@ public final class LeasedRows {
 	private <T> List<T> claimInOneStatement(Connection connection, String group, String owner, long leaseMillis,
 			int limit, RowMapper<T> mapper) throws SQLException {
 		List<T> claimed = new ArrayList<>(limit);
-		try (PreparedStatement statement = connection.prepareStatement(this.claimSql)) {
+		// planned per execution even in a transaction that lets its other statements use generic plans:
+		// a generic claim plan made on a fresh table updates the picked rows through a sequential scan
+		try (Sql.Planning planning = Sql.planForActualParameters(connection);
+				PreparedStatement statement = connection.prepareStatement(this.claimSql)) {
 			statement.setString(1, owner);
 			statement.setLong(2, leaseMillis);
 			statement.setString(3, group);

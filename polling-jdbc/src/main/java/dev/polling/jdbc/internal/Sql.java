@@ -55,6 +55,22 @@ public final class Sql {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public static <T> T inTransaction(DataSource dataSource, String what, Work<T> work) {
+		return inTransaction(dataSource, what, true, work);
+	}
+
+	/**
+	 * Like {@link #inTransaction(DataSource, String, Work)}, optionally without planning each
+	 * statement per execution: for work whose statements are safe on a generic plan, or plan
+	 * themselves where they are not ({@link #planForActualParameters} around their creation).
+	 * @param <T> the result type
+	 * @param dataSource where to borrow the connection
+	 * @param what what is being done, for the failure message
+	 * @param planEachStatement whether every statement of the work is planned per execution
+	 * @param work the work
+	 * @return the work's result
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public static <T> T inTransaction(DataSource dataSource, String what, boolean planEachStatement, Work<T> work) {
 		@Nullable SQLException last = null;
 		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
 			try (Connection connection = dataSource.getConnection()) {
@@ -70,7 +86,7 @@ public final class Sql {
 				}
 				try {
 					T result;
-					try (Planning planning = planForActualParameters(connection)) {
+					try (Planning planning = planEachStatement ? planForActualParameters(connection) : Planning.NONE) {
 						result = work.run(connection);
 					}
 					connection.commit();
@@ -98,6 +114,37 @@ public final class Sql {
 			}
 		}
 		throw new DataAccessFailure("Could not " + what + " after " + ATTEMPTS + " attempts", Objects.requireNonNull(last));
+	}
+
+	/**
+	 * Runs one statement's work on a borrowed connection in auto-commit mode: the statement commits
+	 * by itself, in one round trip (no transaction begun and committed around it, no settings read).
+	 * For a single write that is atomic on its own; its plan may be the server's generic one.
+	 * @param <T> the result type
+	 * @param dataSource where to borrow the connection
+	 * @param what what is being done, for the failure message
+	 * @param work the work, one statement
+	 * @return the work's result
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public static <T> T inOneStatement(DataSource dataSource, String what, Work<T> work) {
+		try (Connection connection = dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			if (!autoCommit) {
+				connection.setAutoCommit(true);
+			}
+			try {
+				return work.run(connection);
+			}
+			finally {
+				if (!autoCommit) {
+					connection.setAutoCommit(false); // as the pool handed it out
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessFailure("Could not " + what, ex);
+		}
 	}
 
 	/**

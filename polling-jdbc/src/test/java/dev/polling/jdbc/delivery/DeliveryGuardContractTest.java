@@ -426,7 +426,18 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 									if (m.getName().equals("commit")) {
 										commits.incrementAndGet();
 									}
-									return invoke(m, connection, a);
+									Object made = invoke(m, connection, a);
+									if (made instanceof java.sql.PreparedStatement statement) {
+										// a statement run in auto-commit mode is a transaction of its own: a commit
+										return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+												new Class<?>[] { java.sql.PreparedStatement.class }, (sp, sm, sa) -> {
+													if (sm.getName().startsWith("execute") && connection.getAutoCommit()) {
+														commits.incrementAndGet();
+													}
+													return invoke(sm, statement, sa);
+												});
+									}
+									return made;
 								});
 					}
 					return result;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.QueryPlans;
 import dev.polling.jdbc.test.StatementLog;
 import dev.polling.jdbc.test.TestDatabase;
 import dev.polling.jdbc.test.TestDatabases;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
@@ -101,35 +101,10 @@ class PostgresStaleStatisticsClaimTest {
 			.toList();
 		assertThat(fencedWrites).as("complete (marking DONE and deleting), fail, postpone, release").hasSize(5);
 		for (String write : fencedWrites) {
-			String plan = explainGeneric(database, write);
+			String plan = QueryPlans.genericPlan(database, write);
 			assertThat(plan).as("generic plan of%n%s%n%s", write, plan).contains("Index Scan using polling_queue_pk")
 				.doesNotContain("polling_queue_lease_idx");
 		}
-	}
-
-	/** The statement's generic plan (PostgreSQL 16+), with {@code ?} numbered as {@code $n}. */
-	private static String explainGeneric(TestDatabase database, String sql) throws Exception {
-		StringBuilder numbered = new StringBuilder();
-		int parameter = 0;
-		for (char c : sql.toCharArray()) {
-			if (c == '?') {
-				numbered.append('$').append(++parameter);
-			}
-			else {
-				numbered.append(c);
-			}
-		}
-		StringBuilder plan = new StringBuilder();
-		// the simple query protocol sends the $n as text, as psql would; the extended one wants values
-		String url = database.url() + (database.url().contains("?") ? "&" : "?") + "preferQueryMode=simple";
-		try (Connection connection = DriverManager.getConnection(url, database.username(), database.password());
-				java.sql.Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery("EXPLAIN (GENERIC_PLAN) " + numbered)) {
-			while (result.next()) {
-				plan.append(result.getString(1)).append('\n');
-			}
-		}
-		return plan.toString();
 	}
 
 	private static List<NewMessage> messages(int count) {

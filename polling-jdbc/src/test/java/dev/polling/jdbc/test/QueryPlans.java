@@ -112,4 +112,37 @@ public final class QueryPlans {
 		return rows;
 	}
 
+	/**
+	 * The plan PostgreSQL (16 and later) makes for a statement when it plans it once for any
+	 * parameters, as it does for a prepared statement it reuses ({@code EXPLAIN (GENERIC_PLAN)}).
+	 * Nothing runs.
+	 * @param database a PostgreSQL database
+	 * @param sql the statement with {@code ?} parameters, as the library prepares it
+	 * @return the plan's text
+	 * @throws SQLException if the database refuses
+	 */
+	public static String genericPlan(TestDatabase database, String sql) throws SQLException {
+		StringBuilder numbered = new StringBuilder();
+		int parameter = 0;
+		for (char c : sql.toCharArray()) {
+			if (c == '?') {
+				numbered.append('$').append(++parameter);
+			}
+			else {
+				numbered.append(c);
+			}
+		}
+		// the simple query protocol sends the $n as they are, as psql would; the extended one wants values
+		String url = database.url() + (database.url().contains("?") ? "&" : "?") + "preferQueryMode=simple";
+		StringBuilder plan = new StringBuilder();
+		try (Connection connection = java.sql.DriverManager.getConnection(url, database.username(), database.password());
+				java.sql.Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("EXPLAIN (GENERIC_PLAN) " + numbered)) {
+			while (result.next()) {
+				plan.append(result.getString(1)).append('\n');
+			}
+		}
+		return plan.toString();
+	}
+
 }
