@@ -49,6 +49,35 @@ final class BenchDatabases {
 	}
 
 	/**
+	 * The PostgreSQL server of a harness: the embedded one with durable commits, or the server
+	 * given as {@code -Dbench.postgres.url=jdbc:postgresql://...} (e.g. one started with
+	 * {@code pg_stat_statements}, see {@link StatementProfile}).
+	 * @param url its JDBC URL with user and password
+	 * @param admin a data source on it for the harness's own statements
+	 * @param description what it is, for the report
+	 * @param closing what stops it (or closes the data source)
+	 */
+	record Postgres(String url, DataSource admin, String description, AutoCloseable closing) implements AutoCloseable {
+
+		static Postgres start() throws IOException {
+			String external = System.getProperty("bench.postgres.url");
+			if (external != null) {
+				com.zaxxer.hikari.HikariDataSource admin = BenchSql.pool(external, 2);
+				return new Postgres(external, admin, "at " + external, admin);
+			}
+			EmbeddedPostgres postgres = postgres(true);
+			return new Postgres(postgres.getJdbcUrl("postgres", "postgres"), postgres.getPostgresDatabase(),
+					"embedded (zonky)", postgres);
+		}
+
+		@Override
+		public void close() throws Exception {
+			this.closing.close();
+		}
+
+	}
+
+	/**
 	 * The durability settings as the PostgreSQL server reports them.
 	 * @param dataSource a data source of the server
 	 * @return e.g. {@code fsync=on synchronous_commit=on full_page_writes=on}

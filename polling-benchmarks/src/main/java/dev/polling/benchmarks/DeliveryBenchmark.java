@@ -9,7 +9,6 @@ import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryListener;
 import dev.polling.jdbc.delivery.DeliverySender;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -62,32 +61,36 @@ public final class DeliveryBenchmark {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 5_000;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 2;
 		int sendMillis = (args.length > 2) ? Integer.parseInt(args[2]) : 0;
-		try (EmbeddedPostgres postgres = BenchDatabases.postgres(true)) {
-			DataSource admin = postgres.getPostgresDatabase();
+		try (BenchDatabases.Postgres postgres = BenchDatabases.Postgres.start()) {
+			DataSource admin = postgres.admin();
 			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+				statement.execute("DROP TABLE IF EXISTS bench_outbox");
 				statement.execute("CREATE TABLE bench_outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL, "
 						+ "state VARCHAR(16) NOT NULL, delivered_at TIMESTAMPTZ)");
 				statement.execute("CREATE INDEX bench_outbox_pending ON bench_outbox (id) WHERE state = 'PENDING'");
 			}
-			System.out.printf(Locale.ROOT, "Delivery benchmark: PostgreSQL embedded (zonky, %s), %d messages per round, "
-					+ "sender taking %d ms%n", BenchDatabases.postgresSettings(admin), n, sendMillis);
+			boolean profile = StatementProfile.available(admin);
+			System.out.printf(Locale.ROOT, "Delivery benchmark: PostgreSQL %s (%s), %d messages per round, "
+					+ "sender taking %d ms%s%n", postgres.description(), BenchDatabases.postgresSettings(admin), n, sendMillis,
+					profile ? "; server time per statement from pg_stat_statements" : "");
+			DataSource profiled = profile ? admin : null;
 			java.util.Map<String, List<Double>> rates = new java.util.LinkedHashMap<>();
 			List<HikariDataSource> pools = new ArrayList<>();
 			for (int i = 0; i < 3; i++) {
-				pools.add(BenchSql.pool(postgres.getJdbcUrl("postgres", "postgres"), 4));
+				pools.add(BenchSql.pool(postgres.url(), 4));
 			}
 			try {
 				for (int round = 0; round <= rounds; round++) {
 					int size = (round == 0) ? Math.max(500, n / 10) : n;
 					String label = (round == 0) ? "warm-up" : "round " + round;
-					measure(rates, round, label, "guard x1", size, guard(pools, size, 1, 1, sendMillis, 1));
-					measure(rates, round, label, "guard x1 t4", size, guard(pools, size, 1, 4, sendMillis, 1));
-					measure(rates, round, label, "guard x2", size, guard(pools, size, 2, 1, sendMillis, 1));
-					measure(rates, round, label, "guard x1 batch10 (idempotent)", size, guard(pools, size, 1, 1, sendMillis, 10));
-					measure(rates, round, label, "guard x2 batch10 (idempotent)", size, guard(pools, size, 2, 1, sendMillis, 10));
+					measure(rates, round, label, "guard x1", size, () -> guard(pools, size, 1, 1, sendMillis, 1), profiled);
+					measure(rates, round, label, "guard x1 t4", size, () -> guard(pools, size, 1, 4, sendMillis, 1), profiled);
+					measure(rates, round, label, "guard x2", size, () -> guard(pools, size, 2, 1, sendMillis, 1), profiled);
+					measure(rates, round, label, "guard x1 batch10 (idempotent)", size, () -> guard(pools, size, 1, 1, sendMillis, 10), profiled);
+					measure(rates, round, label, "guard x2 batch10 (idempotent)", size, () -> guard(pools, size, 2, 1, sendMillis, 10), profiled);
 					if (sendMillis == 0) {
-						measure(rates, round, label, "outbox x2", size, outbox(pools, size, 2));
+						measure(rates, round, label, "outbox x2", size, () -> outbox(pools, size, 2), profiled);
 					}
 				}
 			}
@@ -106,8 +109,15 @@ public final class DeliveryBenchmark {
 	}
 
 	private static void measure(java.util.Map<String, List<Double>> rates, int round, String label, String scenario, int n,
-			Duration elapsed) {
+			java.util.concurrent.Callable<Duration> run, DataSource profiled) throws Exception {
+		if (profiled != null) {
+			StatementProfile.reset(profiled);
+		}
+		Duration elapsed = run.call();
 		report(label, scenario, n, elapsed);
+		if (profiled != null) {
+			StatementProfile.print(profiled, n);
+		}
 		if (round > 0) {
 			rates.computeIfAbsent(scenario, (key) -> new ArrayList<>()).add(n / (elapsed.toNanos() / 1e9));
 		}

@@ -12,7 +12,6 @@ import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.queue.NewMessage;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.WorkQueue;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -102,17 +101,15 @@ public final class QueueBenchmark {
 			}
 			scenarios.keySet().retainAll(chosen);
 		}
-		String external = System.getProperty("bench.postgres.url");
-		try (EmbeddedPostgres postgres = (external == null) ? BenchDatabases.postgres(true) : null;
-				HikariDataSource externalAdmin = (external == null) ? null : BenchSql.pool(external, 2)) {
-			DataSource admin = (postgres != null) ? postgres.getPostgresDatabase() : externalAdmin;
+		try (BenchDatabases.Postgres postgres = BenchDatabases.Postgres.start()) {
+			DataSource admin = postgres.admin();
 			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			createDbSchedulerTable(admin);
-			String url = (postgres != null) ? postgres.getJdbcUrl("postgres", "postgres") : external;
+			String url = postgres.url();
 			boolean profile = StatementProfile.available(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL %s (%s), %d instances x %d threads, "
 					+ "pools of 8, poll interval %d ms, %d messages per round, %d rounds, trivial handlers%s%n",
-					(postgres != null) ? "embedded (zonky)" : "at " + external, BenchDatabases.postgresSettings(admin),
+					postgres.description(), BenchDatabases.postgresSettings(admin),
 					INSTANCES, THREADS, POLL.toMillis(), n, rounds,
 					profile ? "; server time per statement from pg_stat_statements" : "");
 			Map<String, List<Double>> rates = new LinkedHashMap<>();
