@@ -205,15 +205,23 @@ public final class DeliveryGuard {
 
 	// ---- deliver
 
+	/** Batches a round covers at least for a destination with batched claims. */
+	static final int BATCHES_PER_ROUND = 10;
+
 	/**
-	 * Delivers due messages of every registered destination, up to {@code limit} per destination.
+	 * Delivers due messages of every registered destination, up to {@code limit} per destination;
+	 * for a destination with batched claims, up to {@value #BATCHES_PER_ROUND} of its batches if that
+	 * is more (at most 1000), since only within a round do a batch's outcomes commit together with
+	 * the claim of the next batch: a round of one batch costs two commits.
 	 * @param limit the most messages per destination, 1 to 1000
 	 * @return how many sends were attempted
 	 */
 	public int deliverDue(int limit) {
 		int attempted = 0;
-		for (String destination : this.destinations.keySet()) {
-			attempted += deliverDue(destination, limit);
+		for (DeliveryDestination destination : this.destinations.values()) {
+			int round = (destination.claimBatch() > 1)
+					? Math.min(1000, Math.max(limit, BATCHES_PER_ROUND * destination.claimBatch())) : limit;
+			attempted += deliverDue(destination.name(), round);
 		}
 		return attempted;
 	}

@@ -405,6 +405,30 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			.isEqualTo(expected);
 	}
 
+	/**
+	 * A dispatcher round ({@code deliverDue(limit)} over all destinations, the starter's batch size 10)
+	 * covers at least ten batches of a destination with batched claims: a round of one batch could not
+	 * record its outcomes with the next claim and cost two commits per batch.
+	 */
+	@Test
+	void aDispatcherRoundCoversSeveralBatchesOfADestinationWithBatchedClaims() {
+		AtomicInteger commits = new AtomicInteger();
+		DeliveryGuard guard = guard("a", countingCommits(pool(), commits))
+			.destination(DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(10))
+			.build();
+		int messages = 25;
+		for (int i = 0; i < messages; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		commits.set(0);
+		assertThat(guard.deliverDue(10)).isEqualTo(messages);
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
+		// as in a call for up to 1000 of the destination: one commit per batch (H2: claim and record apart)
+		int expected = (database().dialect() == Dialect.H2) ? 6 : 4;
+		assertThat(commits.get()).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
+			.isEqualTo(expected);
+	}
+
 	@Test
 	void batchedClaimsAreRefusedForADestinationThatDoesNotDeduplicate() {
 		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
