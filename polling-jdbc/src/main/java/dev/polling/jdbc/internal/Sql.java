@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.SQLTransactionRollbackException;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -80,7 +82,7 @@ public final class Sql {
 				}
 				// READ COMMITTED everywhere (PostgreSQL's and H2's default): on MariaDB/InnoDB it avoids the gap
 				// locks of REPEATABLE READ between claims, completions and lease recovery
-				int isolation = connection.getTransactionIsolation();
+				int isolation = isolationOf(connection);
 				if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
 					connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 				}
@@ -272,6 +274,26 @@ public final class Sql {
 	 */
 	public static String placeholders(int count) {
 		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+	/**
+	 * The isolation level a connection has between transactions, as read from it the first time this
+	 * library borrowed it (physical connections, weakly held). Reading it is a round trip with
+	 * PostgreSQL's driver ({@code SHOW TRANSACTION ISOLATION LEVEL}) and every transaction of the
+	 * library begins with it; the library restores the level it read after each of its transactions,
+	 * and a pool resets a level its borrower changed, so the level read stays the level found.
+	 */
+	private static final Map<Connection, Integer> ISOLATION = Collections.synchronizedMap(new WeakHashMap<>());
+
+	private static int isolationOf(Connection connection) throws SQLException {
+		Connection physical = connection.isWrapperFor(Connection.class) ? connection.unwrap(Connection.class) : connection;
+		Integer known = ISOLATION.get(physical);
+		if (known != null) {
+			return known;
+		}
+		int isolation = connection.getTransactionIsolation();
+		ISOLATION.put(physical, isolation);
+		return isolation;
 	}
 
 	private static boolean isDeadlock(SQLException ex) {
