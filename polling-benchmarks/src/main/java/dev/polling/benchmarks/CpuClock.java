@@ -61,3 +61,18 @@ final class CpuClock {
 	}
 
 }
+
+/** The CPU this JVM and the PostgreSQL server used over a timed part of a harness. */
+record CpuSpan(long jvmStart, long serverStart) {
+
+	static CpuSpan start() {
+		return new CpuSpan(CpuClock.jvmNanos(), CpuClock.postgresNanos());
+	}
+
+	/** Per message since the start: {@code "N µs client + M µs server"}. */
+	String end(int messages) {
+		return String.format(java.util.Locale.ROOT, "%.0f µs client + %.0f µs server",
+				(CpuClock.jvmNanos() - this.jvmStart) / 1e3 / messages, (CpuClock.postgresNanos() - this.serverStart) / 1e3 / messages);
+	}
+
+}

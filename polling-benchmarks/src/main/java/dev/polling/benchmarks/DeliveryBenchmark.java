@@ -164,12 +164,14 @@ public final class DeliveryBenchmark {
 				.build();
 			dispatchers.add(new DeliveryDispatcher(guard, threads, 10, Duration.ofMillis(100), Duration.ofSeconds(30)));
 		}
+		CpuSpan cpu = CpuSpan.start();
 		long start = System.nanoTime();
 		dispatchers.forEach(DeliveryDispatcher::start);
 		while (delivered.sum() < n) {
 			Thread.sleep(5);
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+		lastCpu = cpu.end(n);
 		dispatchers.forEach((dispatcher) -> dispatcher.stop(Duration.ofSeconds(10)));
 		if (sent.sum() != n) {
 			throw new IllegalStateException("sent " + sent.sum() + " times for " + n + " messages");
@@ -196,6 +198,7 @@ public final class DeliveryBenchmark {
 		LongAdder sent = new LongAdder();
 		List<Thread> workers = new ArrayList<>();
 		List<Exception> failures = new CopyOnWriteArrayList<>();
+		CpuSpan cpu = CpuSpan.start();
 		long start = System.nanoTime();
 		for (int t = 0; t < threads; t++) {
 			DataSource pool = pools.get(t);
@@ -214,6 +217,7 @@ public final class DeliveryBenchmark {
 			worker.join();
 		}
 		Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+		lastCpu = cpu.end(n);
 		if (!failures.isEmpty()) {
 			throw failures.get(0);
 		}
@@ -267,9 +271,12 @@ public final class DeliveryBenchmark {
 		}
 	}
 
+	/** CPU per message of the last timed part (client, server), see {@link CpuSpan}. */
+	private static String lastCpu = "";
+
 	private static void report(String round, String scenario, int n, Duration elapsed) {
-		System.out.printf(Locale.ROOT, "%-8s %-11s %,7d messages in %6.2f s = %,7.0f delivered per second%n", round, scenario, n,
-				elapsed.toNanos() / 1e9, n / (elapsed.toNanos() / 1e9));
+		System.out.printf(Locale.ROOT, "%-8s %-11s %,7d messages in %6.2f s = %,7.0f delivered per second, CPU per message %s%n",
+				round, scenario, n, elapsed.toNanos() / 1e9, n / (elapsed.toNanos() / 1e9), lastCpu);
 	}
 
 }
