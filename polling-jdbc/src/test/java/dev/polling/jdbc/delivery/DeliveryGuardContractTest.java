@@ -335,6 +335,59 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(this.sent).hasSize(1);
 	}
 
+	/**
+	 * A batch (idempotent destination) whose lease expired while it was being sent, and which
+	 * another instance recovered and is sending now (SENDING again, under that instance's fence): the
+	 * late record of the first, written together with the claim of its next batch, is rejected by the
+	 * fence for every message and changes nothing; the second instance's record stands.
+	 */
+	@Test
+	void aBatchThatOutlivesItsLeaseHasItsLateRecordRejectedByTheFenceForEveryMessage() throws Exception {
+		CountDownLatch aSending = new CountDownLatch(1);
+		CountDownLatch aFinish = new CountDownLatch(1);
+		CountDownLatch bSending = new CountDownLatch(1);
+		CountDownLatch bFinish = new CountDownLatch(1);
+		CountingListener listenerA = new CountingListener();
+		CountingListener listenerB = new CountingListener();
+		DeliveryGuard a = guard("a", pool()).listener(listenerA)
+			.destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				aSending.countDown();
+				assertThat(aFinish.await(60, TimeUnit.SECONDS)).isTrue();
+			}).withBatchClaims(3))
+			.build();
+		for (int i = 0; i < 3; i++) {
+			a.store(this.destination, "slow-" + i, "payload");
+		}
+		Thread senderA = new Thread(() -> a.deliverDue(this.destination, 3 + 3));
+		senderA.start();
+		assertThat(aSending.await(30, TimeUnit.SECONDS)).isTrue();
+		DeliveryGuard b = guard("b", pool()).listener(listenerB)
+			.destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				bSending.countDown();
+				assertThat(bFinish.await(60, TimeUnit.SECONDS)).isTrue();
+			}).withBatchClaims(3))
+			.build();
+		Awaitility.await("the leases expire during the sends")
+			.atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.until(() -> b.recoverExpired() > 0);
+		Thread senderB = new Thread(() -> b.deliverDue(this.destination, 3));
+		senderB.start();
+		assertThat(bSending.await(30, TimeUnit.SECONDS)).isTrue();
+		aFinish.countDown();
+		senderA.join();
+		assertThat(listenerA.rejected.sum()).isEqualTo(3);
+		assertThat(listenerA.delivered.sum()).isZero();
+		bFinish.countDown();
+		senderB.join();
+		assertThat(listenerB.delivered.sum()).isEqualTo(3);
+		assertThat(listenerB.rejected.sum()).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey)
+			.containsExactlyInAnyOrder("slow-0", "slow-1", "slow-2", "slow-0", "slow-1", "slow-2");
+	}
+
 	@Test
 	void theDispatcherDeliversInTheBackground() {
 		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
