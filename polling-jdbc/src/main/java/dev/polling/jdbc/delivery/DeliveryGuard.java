@@ -372,19 +372,6 @@ public final class DeliveryGuard {
 		}
 		Outcome outcome;
 		try {
-			if (this.dialect == Dialect.POSTGRESQL && combined) {
-				Outcome inOne = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> {
-					List<Long> recorded = new ArrayList<>();
-					List<Delivery> next = recordAndClaim(delivered, claimNext, recorded);
-					int[] counts = new int[delivered.size()];
-					for (int i = 0; i < counts.length; i++) {
-						counts[i] = recorded.contains(delivered.get(i).id()) ? 1 : 0;
-					}
-					return new Outcome(counts, next);
-				});
-				outcome = inOne;
-			}
-			else
 			outcome = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> Sql.inTransaction(this.dataSource,
 					"record " + delivered.size() + " deliveries" + (combined ? " and claim the next" : ""), false,
 					(connection) -> {
@@ -483,71 +470,11 @@ public final class DeliveryGuard {
 	}
 
 	/**
-	 * PostgreSQL: records sent messages of one destination as DELIVERED, each under its fence, and
-	 * claims up to {@code claimNext} of its due messages, in one statement (two updates in a
-	 * {@code WITH}) that commits by itself: one round trip and one commit where a transaction of the
-	 * same two steps took three round trips. The two updates touch different rows (the claim takes
-	 * only ready ones), and they commit together, so the next messages are claimed only with these
-	 * recorded, as in the transaction. Planned per execution, as every claim.
-	 * @param recorded receives the ids whose DELIVERED was written (the others were fenced out)
-	 * @return the claimed messages
-	 */
-	private List<Delivery> recordAndClaim(List<Delivery> delivered, int claimNext, List<Long> recorded) {
-		String destination = delivered.get(0).destination();
-		String now = this.time.now();
-		String sql = "WITH done AS (UPDATE " + this.table + " AS t SET state = 'DELIVERED', owner = NULL, lease_until = NULL, "
-				+ "available_at = " + now + ", finished_at = " + now + " FROM unnest(CAST(? AS BIGINT[]), CAST(? AS BIGINT[])) "
-				+ "AS v(id, fence) WHERE t.id = v.id AND t.fence = v.fence AND COALESCE(t.state, '') = 'SENDING' RETURNING t.id), "
-				+ "next AS (" + this.rows.claimSql() + ") SELECT ARRAY(SELECT id FROM done) AS recorded, next.* "
-				+ "FROM (SELECT 1) AS one LEFT JOIN next ON TRUE";
-		Long[] ids = delivered.stream().map(Delivery::id).toArray(Long[]::new);
-		Long[] fences = delivered.stream().map(Delivery::fence).toArray(Long[]::new);
-		return Sql.inOneStatementAtReadCommitted(this.dataSource, "record " + delivered.size() + " deliveries to '"
-				+ destination + "' and claim the next", (connection) -> {
-					recorded.clear();
-					List<Delivery> next = new ArrayList<>(claimNext);
-					try (Sql.Planning planning = Sql.planForActualParameters(connection);
-							PreparedStatement statement = connection.prepareStatement(sql)) {
-						statement.setArray(1, connection.createArrayOf("bigint", ids));
-						statement.setArray(2, connection.createArrayOf("bigint", fences));
-						this.rows.bindClaim(statement, 3, destination, this.owner, this.leaseTime.toMillis(), claimNext);
-						try (ResultSet result = statement.executeQuery()) {
-							boolean first = true;
-							while (result.next()) {
-								if (first) {
-									for (Object id : (Object[]) result.getArray("recorded").getArray()) {
-										recorded.add(((Number) id).longValue());
-									}
-									first = false;
-								}
-								if (result.getObject("id") != null) {
-									next.add(map(result));
-								}
-							}
-						}
-					}
-					return next;
-				});
-	}
-
-	/**
 	 * Records a send as DELIVERED and claims the next message of its destination in one transaction.
 	 * @return the outcome, or {@code null} when the transaction failed (rolled back: the caller records
 	 * the outcome alone, with its retries, and claims the next one by itself)
 	 */
 	private @Nullable RecordedAndClaimed recordDeliveredAndClaimNext(Delivery delivery) {
-		if (this.dialect == Dialect.POSTGRESQL) {
-			try {
-				List<Long> recorded = new ArrayList<>(1);
-				List<Delivery> next = recordAndClaim(List.of(delivery), 1, recorded);
-				return new RecordedAndClaimed(recorded.contains(delivery.id()) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
-						next.isEmpty() ? null : next.get(0));
-			}
-			catch (DataAccessFailure ex) {
-				logger.debug("Recording delivery {} together with the next claim failed; recording it alone", delivery.id(), ex);
-				return null;
-			}
-		}
 		String sql = postSql("DELIVERED");
 		try {
 			return Sql.inTransaction(this.dataSource, "record delivery " + delivery.id() + " and claim the next", false,

@@ -150,31 +150,6 @@ public final class Sql {
 	}
 
 	/**
-	 * Runs one statement that is a transaction by itself (several changes in one {@code WITH}, say)
-	 * at READ COMMITTED: auto-committed in one round trip when the borrowed connection is in
-	 * auto-commit mode at that level (the common case, PostgreSQL's default); otherwise in a
-	 * transaction set to it, as {@link #inTransaction(DataSource, String, boolean, Work)} without
-	 * planning. The work plans its statement itself where it needs to.
-	 * @param <T> the result type
-	 * @param dataSource where to borrow the connection
-	 * @param what what is being done, for the failure message
-	 * @param work the work, one statement
-	 * @return the work's result
-	 * @throws DataAccessFailure if the database fails
-	 */
-	public static <T> T inOneStatementAtReadCommitted(DataSource dataSource, String what, Work<T> work) {
-		try (Connection connection = dataSource.getConnection()) {
-			if (connection.getAutoCommit() && isolationOf(connection) == Connection.TRANSACTION_READ_COMMITTED) {
-				return work.run(connection);
-			}
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not " + what, ex);
-		}
-		return inTransaction(dataSource, what, false, work);
-	}
-
-	/**
 	 * Runs work on a connection as one transaction: in the connection's transaction when it has one
 	 * (auto-commit off, e.g. a connection bound to the caller's transaction), else in a local
 	 * transaction that commits before this returns, so that several statements never commit one by
