@@ -505,7 +505,8 @@ public class PollingJdbcProperties implements Validator {
 		private int threads = 1;
 
 		/**
-		 * Messages sent per destination and round, each claimed right before its send.
+		 * Messages sent per destination and round, each claimed right before its send (a destination with
+		 * batched claims gets at least ten of its batches per round).
 		 */
 		private int batchSize = 10;
 
