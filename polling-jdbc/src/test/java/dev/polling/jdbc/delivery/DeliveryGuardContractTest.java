@@ -437,25 +437,7 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	 */
 	@Test
 	void anIdempotentDestinationWithBatchedClaimsCommitsOncePerBatchAndSendsEachOnce() {
-		AtomicInteger commits = new AtomicInteger();
-		DeliveryGuard guard = guard("a", countingCommits(pool(), commits))
-			.destination(DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(10))
-			.build();
-		int messages = 25;
-		for (int i = 0; i < messages; i++) {
-			guard.store(this.destination, "key-" + i, "payload " + i);
-		}
-		commits.set(0);
-		assertThat(guard.deliverDue(this.destination, 1000)).isEqualTo(messages);
-		int committed = commits.get();
-		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
-		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
-			.hasSize(messages);
-		// claims of 10, 10 and 5 (fewer than asked for: the round ends): the first claim, the records of the
-		// first two batches each with the next claim, the last record alone; on H2 a claim and a record each
-		int expected = (database().dialect() == Dialect.H2) ? 6 : 4;
-		assertThat(committed).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
-			.isEqualTo(expected);
+		deliverInBatchesOfTenAndCountCommits((guard) -> guard.deliverDue(this.destination, 1000));
 	}
 
 	/**
@@ -465,6 +447,11 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	 */
 	@Test
 	void aDispatcherRoundCoversSeveralBatchesOfADestinationWithBatchedClaims() {
+		deliverInBatchesOfTenAndCountCommits((guard) -> guard.deliverDue(10));
+	}
+
+	/** 25 messages to an idempotent destination with batches of 10, delivered in one call of {@code round}. */
+	private void deliverInBatchesOfTenAndCountCommits(java.util.function.ToIntFunction<DeliveryGuard> round) {
 		AtomicInteger commits = new AtomicInteger();
 		DeliveryGuard guard = guard("a", countingCommits(pool(), commits))
 			.destination(DeliveryDestination.idempotent(this.destination, recording()).withBatchClaims(10))
@@ -474,11 +461,15 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			guard.store(this.destination, "key-" + i, "payload " + i);
 		}
 		commits.set(0);
-		assertThat(guard.deliverDue(10)).isEqualTo(messages);
+		assertThat(round.applyAsInt(guard)).isEqualTo(messages);
+		int committed = commits.get();
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(messages).doesNotHaveDuplicates();
-		// as in a call for up to 1000 of the destination: one commit per batch (H2: claim and record apart)
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(messages);
+		// claims of 10, 10 and 5 (fewer than asked for: the round ends): the first claim, the records of the
+		// first two batches each with the next claim, the last record alone; on H2 a claim and a record each
 		int expected = (database().dialect() == Dialect.H2) ? 6 : 4;
-		assertThat(commits.get()).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
+		assertThat(committed).as("commits for %d messages in batches of 10 on %s", messages, database().dialect())
 			.isEqualTo(expected);
 	}
 

@@ -100,11 +100,7 @@ class PostgresStaleStatisticsClaimTest {
 			.distinct()
 			.toList();
 		assertThat(fencedWrites).as("complete (marking DONE and deleting), fail, postpone, release").hasSize(5);
-		for (String write : fencedWrites) {
-			String plan = QueryPlans.genericPlan(database, write);
-			assertThat(plan).as("generic plan of%n%s%n%s", write, plan).contains("Index Scan using polling_queue_pk")
-				.doesNotContain("polling_queue_lease_idx");
-		}
+		QueryPlans.assertGenericPlansGoByPrimaryKey(database, fencedWrites, "polling_queue_pk", "polling_queue_lease_idx");
 	}
 
 	private static List<NewMessage> messages(int count) {

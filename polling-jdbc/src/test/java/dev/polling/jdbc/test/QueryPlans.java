@@ -145,4 +145,24 @@ public final class QueryPlans {
 		return plan.toString();
 	}
 
+	/**
+	 * Asserts that the generic plan of each statement ({@link #genericPlan}) finds its rows through the
+	 * primary key and never uses the given index.
+	 * @param database a PostgreSQL database
+	 * @param statements the statements, with {@code ?} parameters
+	 * @param primaryKey the primary key index's name
+	 * @param avoided an index the plans must not use
+	 * @throws SQLException if the database refuses
+	 */
+	public static void assertGenericPlansGoByPrimaryKey(TestDatabase database, java.util.List<String> statements,
+			String primaryKey, String avoided) throws SQLException {
+		for (String statement : statements) {
+			String plan = genericPlan(database, statement);
+			org.assertj.core.api.Assertions.assertThat(plan)
+				.as("generic plan of%n%s%n%s", statement, plan)
+				.contains("Index Scan using " + primaryKey)
+				.doesNotContain(avoided);
+		}
+	}
+
 }
