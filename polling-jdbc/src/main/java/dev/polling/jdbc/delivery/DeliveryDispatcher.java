@@ -202,7 +202,8 @@ public final class DeliveryDispatcher implements AutoCloseable {
 			int attempted = 0;
 			try {
 				long started = this.status.roundStarted();
-				attempted = this.guard.deliverDue(this.batchSize);
+				// a round ends early when the dispatcher stops: what is under way is recorded, nothing more claimed
+				attempted = this.guard.deliverDue(this.batchSize, () -> this.running);
 				this.status.succeeded(started);
 				if (this.failing.compareAndSet(true, false) && this.failureLogged) {
 					this.failureLogged = false;

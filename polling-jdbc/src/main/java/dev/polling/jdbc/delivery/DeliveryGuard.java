@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -217,11 +218,25 @@ public final class DeliveryGuard {
 	 * @return how many sends were attempted
 	 */
 	public int deliverDue(int limit) {
+		return deliverDue(limit, () -> true);
+	}
+
+	/**
+	 * Like {@link #deliverDue(int)}, ending the round early once {@code keepGoing} says no: after
+	 * the send or batch under way is recorded, nothing more is claimed (a dispatcher that stops).
+	 * @param limit the most messages per destination, 1 to 1000
+	 * @param keepGoing asked before each further claim
+	 * @return how many sends were attempted
+	 */
+	int deliverDue(int limit, BooleanSupplier keepGoing) {
 		int attempted = 0;
 		for (DeliveryDestination destination : this.destinations.values()) {
+			if (!keepGoing.getAsBoolean()) {
+				break;
+			}
 			int round = (destination.claimBatch() > 1)
 					? Math.min(1000, Math.max(limit, BATCHES_PER_ROUND * destination.claimBatch())) : limit;
-			attempted += deliverDue(destination.name(), round);
+			attempted += deliverDue(destination.name(), round, keepGoing);
 		}
 		return attempted;
 	}
@@ -242,6 +257,10 @@ public final class DeliveryGuard {
 	 * was attempted; post-update failures are logged: those messages become IN_DOUBT after their lease)
 	 */
 	public int deliverDue(String destination, int limit) {
+		return deliverDue(destination, limit, () -> true);
+	}
+
+	private int deliverDue(String destination, int limit, BooleanSupplier keepGoing) {
 		DeliveryDestination target = this.destinations.get(destination);
 		if (target == null) {
 			throw new IllegalArgumentException("Destination '" + destination + "' is not registered; registered: "
@@ -251,7 +270,7 @@ public final class DeliveryGuard {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
 		if (target.claimBatch() > 1) {
-			return deliverBatched(target, limit);
+			return deliverBatched(target, limit, keepGoing);
 		}
 		int attempted = 0;
 		@Nullable Claimed next = null;
@@ -275,7 +294,10 @@ public final class DeliveryGuard {
 				current = new Claimed(claimed.get(0), claimedAt + this.leaseTime.toNanos());
 			}
 			attempted++;
-			next = send(target, current.delivery(), current.leaseEnd(), attempted < limit);
+			next = send(target, current.delivery(), current.leaseEnd(), attempted < limit && keepGoing.getAsBoolean());
+			if (next == null && !keepGoing.getAsBoolean()) {
+				break;
+			}
 		}
 		return attempted;
 	}
@@ -300,7 +322,7 @@ public final class DeliveryGuard {
 	 * one after the other, and records the successful ones together with the claim of the next batch
 	 * in one commit (failures one by one, as in a round of single claims): one commit per batch.
 	 */
-	private int deliverBatched(DeliveryDestination target, int limit) {
+	private int deliverBatched(DeliveryDestination target, int limit, BooleanSupplier keepGoing) {
 		String destination = target.name();
 		int attempted = 0;
 		@Nullable List<Delivery> claimed = null;
@@ -335,7 +357,7 @@ public final class DeliveryGuard {
 					recordSafely(delivery, dead ? "DEAD" : "FAILED", ex, delay, leaseEnd);
 				}
 			}
-			boolean more = batch.size() == size && attempted < limit;
+			boolean more = batch.size() == size && attempted < limit && keepGoing.getAsBoolean();
 			int nextSize = more ? Math.min(target.claimBatch(), limit - attempted) : 0;
 			long nextClaimedAt = System.nanoTime();
 			List<Delivery> next = recordDelivered(delivered, leaseEnd, nextSize);

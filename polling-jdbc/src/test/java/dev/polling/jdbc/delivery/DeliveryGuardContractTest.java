@@ -405,6 +405,37 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	/**
+	 * A dispatcher that stops ends its round after the batch under way is recorded, however long the
+	 * round could go on (a batched destination's round covers ten batches): stop returns with every
+	 * send recorded and nothing left SENDING. 100 messages at 40 ms per send are a 4 s round, longer
+	 * than the 2.5 s the stop waits; one batch of 10 is 0.4 s.
+	 */
+	@Test
+	void aStoppingDispatcherEndsItsRoundAfterTheBatchUnderWay() throws Exception {
+		CountDownLatch sending = new CountDownLatch(1);
+		DeliveryGuard guard = guard("a", pool())
+			.destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				sending.countDown();
+				Thread.sleep(40);
+			}).withBatchClaims(10))
+			.build();
+		for (int i = 0; i < 100; i++) {
+			guard.store(this.destination, "key-" + i, "payload " + i);
+		}
+		DeliveryDispatcher dispatcher = new DeliveryDispatcher(guard, 10, Duration.ofMillis(50), Duration.ofSeconds(30));
+		dispatcher.start();
+		assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+		dispatcher.stop(Duration.ofMillis(2500));
+		int sentWhenStopped = this.sent.size();
+		assertThat(sentWhenStopped).as("sends before the round ended").isLessThan(100);
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE destination = '" + this.destination
+				+ "' AND state = 'SENDING'")).as("left SENDING when stop returned").isZero();
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(sentWhenStopped);
+	}
+
+	/**
 	 * Issue 16 (delivery throughput): a round of successful sends commits each message's DELIVERED
 	 * together with the claim of the next one, one commit per message instead of two (not on H2).
 	 * Counted as commit calls on the connections the guard borrows.
