@@ -294,8 +294,9 @@ public final class DeliveryGuard {
 				current = new Claimed(claimed.get(0), claimedAt + this.leaseTime.toNanos());
 			}
 			attempted++;
-			next = send(target, current.delivery(), current.leaseEnd(), attempted < limit && keepGoing.getAsBoolean());
-			if (next == null && !keepGoing.getAsBoolean()) {
+			boolean more = attempted < limit && keepGoing.getAsBoolean();
+			next = send(target, current.delivery(), current.leaseEnd(), more);
+			if (!more) {
 				break;
 			}
 		}

@@ -153,7 +153,10 @@ public final class LeasedRows {
 		// a generic claim plan made on a fresh table updates the picked rows through a sequential scan
 		try (Sql.Planning planning = Sql.planForActualParameters(connection);
 				PreparedStatement statement = connection.prepareStatement(this.claimSql)) {
-			bindClaim(statement, 1, group, owner, leaseMillis, limit);
+			statement.setString(1, owner);
+			statement.setLong(2, leaseMillis);
+			statement.setString(3, group);
+			statement.setInt(4, limit);
 			try (ResultSet result = statement.executeQuery()) {
 				while (result.next()) {
 					claimed.add(mapper.map(result));
@@ -282,30 +285,11 @@ public final class LeasedRows {
 	}
 
 	/**
-	 * The PostgreSQL claim statement, for documentation and tests, and to be part of a larger
-	 * statement (a {@code WITH} of its own): its parameters are bound by {@link #bindClaim}.
+	 * The PostgreSQL claim statement, for documentation and tests.
 	 * @return the SQL
 	 */
 	public String claimSql() {
 		return this.claimSql;
-	}
-
-	/**
-	 * Binds the parameters of {@link #claimSql()} where it starts in a larger statement.
-	 * @param statement the statement
-	 * @param first the index of the claim's first parameter
-	 * @param group the group
-	 * @param owner the claiming owner
-	 * @param leaseMillis the lease
-	 * @param limit the most rows to claim
-	 * @throws SQLException on failure
-	 */
-	public void bindClaim(PreparedStatement statement, int first, String group, String owner, long leaseMillis, int limit)
-			throws SQLException {
-		statement.setString(first, owner);
-		statement.setLong(first + 1, leaseMillis);
-		statement.setString(first + 2, group);
-		statement.setInt(first + 3, limit);
 	}
 
 }
