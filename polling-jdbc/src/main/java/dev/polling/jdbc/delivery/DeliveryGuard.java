@@ -499,8 +499,20 @@ public final class DeliveryGuard {
 	 */
 	private @Nullable RecordedAndClaimed recordDeliveredAndClaimNext(Delivery delivery) {
 		String sql = postSql("DELIVERED");
+		String what = "record delivery " + delivery.id() + " and claim the next";
 		try {
-			return Sql.inTransaction(this.dataSource, "record delivery " + delivery.id() + " and claim the next", false,
+			// PostgreSQL's driver: both in one round trip, one implicit transaction
+			RecordedAndClaimed both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
+				LeasedRows.WriteAndClaim<Delivery> done = this.rows.writeAndClaim(connection, sql, 5,
+						(statement) -> bindPost(statement, "DELIVERED", null, 0, delivery), delivery.destination(), this.owner,
+						this.leaseTime.toMillis(), 1, this::map);
+				return (done != null) ? new RecordedAndClaimed((done.updated() == 1) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
+						done.claimed().isEmpty() ? null : done.claimed().get(0)) : null;
+			});
+			if (both != null) {
+				return both;
+			}
+			return Sql.inTransaction(this.dataSource, what, false,
 					(connection) -> {
 				int updated;
 				try (PreparedStatement statement = connection.prepareStatement(sql)) {

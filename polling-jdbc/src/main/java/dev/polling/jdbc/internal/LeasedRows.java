@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Claims, lease renewals and ownership checks on a table of leased rows (the work queue and the
@@ -112,7 +113,8 @@ public final class LeasedRows {
 	}
 
 	/**
-	 * Claims up to {@code limit} ready rows of a group in a transaction of its own.
+	 * Claims up to {@code limit} ready rows of a group in a transaction of its own (on PostgreSQL with
+	 * its own driver at READ COMMITTED: one auto-committed statement).
 	 * @param <T> the row type
 	 * @param dataSource where to borrow the connection
 	 * @param group the group (queue name, destination)
@@ -124,8 +126,18 @@ public final class LeasedRows {
 	 */
 	public <T> List<T> claim(DataSource dataSource, String group, String owner, long leaseMillis, int limit,
 			RowMapper<T> mapper) {
-		return Sql.inTransaction(dataSource, "claim rows of " + this.table + " ('" + group + "')",
-				(connection) -> claim(connection, group, owner, leaseMillis, limit, mapper));
+		String what = "claim rows of " + this.table + " ('" + group + "')";
+		if (this.dialect == Dialect.POSTGRESQL) {
+			// one statement: where it commits by itself at READ COMMITTED, no transaction around it (one
+			// round trip instead of two)
+			@Nullable List<T> claimed = Sql.inOneStatement(dataSource, what,
+					(connection) -> Sql.runsStatementsOfOneExecutionAsOneTransaction(connection)
+							? claimInOneStatement(connection, group, owner, leaseMillis, limit, mapper) : null);
+			if (claimed != null) {
+				return claimed;
+			}
+		}
+		return Sql.inTransaction(dataSource, what, (connection) -> claim(connection, group, owner, leaseMillis, limit, mapper));
 	}
 
 	/**
@@ -164,6 +176,79 @@ public final class LeasedRows {
 			}
 		}
 		return claimed;
+	}
+
+	/**
+	 * Binds the parameters of a write that goes to the server together with a claim.
+	 */
+	@FunctionalInterface
+	public interface Binder {
+
+		/**
+		 * Binds the write's parameters, from 1.
+		 * @param statement the statement
+		 * @throws SQLException on failure
+		 */
+		void bind(PreparedStatement statement) throws SQLException;
+
+	}
+
+	/**
+	 * What {@link #writeAndClaim} did: the write's update count and the claimed rows.
+	 * @param <T> the row type
+	 * @param updated the write's update count
+	 * @param claimed the claimed rows
+	 */
+	public record WriteAndClaim<T>(int updated, List<T> claimed) {
+	}
+
+	/**
+	 * On PostgreSQL with its own driver, runs a write and then a claim as one execution of two
+	 * statements in auto-commit mode: the server receives both in one round trip and runs them as
+	 * one implicit transaction, committed once both succeeded (a failure of either rolls back both).
+	 * Both are planned per execution. Answers {@code null} (nothing done) where that does not hold:
+	 * another database or driver, a connection in a transaction, or a session isolation level other
+	 * than READ COMMITTED.
+	 * @param <T> the row type
+	 * @param connection the connection, in auto-commit mode
+	 * @param writeSql the write, a single statement with {@code writeParameters} parameters
+	 * @param writeParameters how many parameters the write has
+	 * @param write binds them
+	 * @param group the group to claim from
+	 * @param owner the claiming owner
+	 * @param leaseMillis the lease
+	 * @param limit the most rows to claim
+	 * @param mapper reads a claimed row
+	 * @return the write's count and the claimed rows, or {@code null} when this cannot be done here
+	 * @throws SQLException on failure (neither the write nor the claim is then committed)
+	 */
+	public <T> @Nullable WriteAndClaim<T> writeAndClaim(Connection connection, String writeSql, int writeParameters,
+			Binder write, String group, String owner, long leaseMillis, int limit, RowMapper<T> mapper)
+			throws SQLException {
+		if (this.dialect != Dialect.POSTGRESQL || !Sql.runsStatementsOfOneExecutionAsOneTransaction(connection)) {
+			return null;
+		}
+		List<T> claimed = new ArrayList<>(limit);
+		int updated;
+		try (Sql.Planning planning = Sql.planForActualParameters(connection);
+				PreparedStatement statement = connection.prepareStatement(writeSql + "; " + this.claimSql)) {
+			write.bind(statement);
+			statement.setString(writeParameters + 1, owner);
+			statement.setLong(writeParameters + 2, leaseMillis);
+			statement.setString(writeParameters + 3, group);
+			statement.setInt(writeParameters + 4, limit);
+			statement.execute();
+			updated = statement.getUpdateCount();
+			if (!statement.getMoreResults()) {
+				throw new SQLException("The claim sent with a write returned no rows: " + this.claimSql);
+			}
+			try (ResultSet result = statement.getResultSet()) {
+				while (result.next()) {
+					claimed.add(mapper.map(result));
+				}
+			}
+		}
+		return new WriteAndClaim<>(updated, claimed);
 	}
 
 	private <T> List<T> claimInSteps(Connection connection, String group, String owner, long leaseMillis, int limit,

@@ -3,6 +3,7 @@ package dev.polling.jdbc.internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.PGConnection;
+import org.postgresql.jdbc.PreferQueryMode;
 
 /**
  * What this library uses of PostgreSQL's own JDBC driver (pgjdbc), an optional dependency: the
@@ -29,6 +30,15 @@ final class PgJdbc {
 	/** Whether the connection (or what a pool wraps) is pgjdbc's. */
 	static boolean isPgConnection(Connection connection) throws SQLException {
 		return connection.isWrapperFor(PGConnection.class);
+	}
+
+	/**
+	 * Whether the connection sends the statements of one execution in the extended protocol with one
+	 * Sync at the end (any query mode but {@code simple}, which sends them one by one): the server
+	 * then runs them, in auto-commit mode, as one implicit transaction.
+	 */
+	static boolean sendsOneExecutionAsOneTransaction(Connection connection) throws SQLException {
+		return connection.unwrap(PGConnection.class).getPreferQueryMode() != PreferQueryMode.SIMPLE;
 	}
 
 	/**

@@ -121,7 +121,9 @@ public final class Sql {
 	/**
 	 * Runs one statement's work on a borrowed connection in auto-commit mode: the statement commits
 	 * by itself, in one round trip (no transaction begun and committed around it, no settings read).
-	 * For a single write that is atomic on its own; its plan may be the server's generic one.
+	 * For a single write that is atomic on its own; its plan may be the server's generic one. Like
+	 * {@link #inTransaction}, a deadlock or serialization failure (the statement was rolled back) is
+	 * retried up to three times.
 	 * @param <T> the result type
 	 * @param dataSource where to borrow the connection
 	 * @param what what is being done, for the failure message
@@ -130,23 +132,31 @@ public final class Sql {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public static <T> T inOneStatement(DataSource dataSource, String what, Work<T> work) {
-		try (Connection connection = dataSource.getConnection()) {
-			boolean autoCommit = connection.getAutoCommit();
-			if (!autoCommit) {
-				connection.setAutoCommit(true);
-			}
-			try {
-				return work.run(connection);
-			}
-			finally {
+		@Nullable SQLException last = null;
+		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+			try (Connection connection = dataSource.getConnection()) {
+				boolean autoCommit = connection.getAutoCommit();
 				if (!autoCommit) {
-					connection.setAutoCommit(false); // as the pool handed it out
+					connection.setAutoCommit(true);
+				}
+				try {
+					return work.run(connection);
+				}
+				finally {
+					if (!autoCommit) {
+						connection.setAutoCommit(false); // as the pool handed it out
+					}
 				}
 			}
+			catch (SQLException ex) {
+				if (!(ex instanceof SQLTransactionRollbackException) && !isDeadlock(ex)) {
+					throw new DataAccessFailure("Could not " + what, ex);
+				}
+				last = ex;
+				logger.debug("{}: statement rolled back by the database (attempt {} of {})", what, attempt, ATTEMPTS, ex);
+			}
 		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not " + what, ex);
-		}
+		throw new DataAccessFailure("Could not " + what + " after " + ATTEMPTS + " attempts", Objects.requireNonNull(last));
 	}
 
 	/**
@@ -294,6 +304,22 @@ public final class Sql {
 		int isolation = connection.getTransactionIsolation();
 		ISOLATION.put(physical, isolation);
 		return isolation;
+	}
+
+	/**
+	 * Whether several statements sent in one execution on this connection run as one transaction
+	 * that commits once all succeeded: PostgreSQL's own driver (pgjdbc) in auto-commit mode sends
+	 * them with one Sync, which the server runs as one implicit transaction (not in its {@code simple}
+	 * query mode, which sends them one by one); only where the session's isolation level is READ
+	 * COMMITTED (the level the library's own transactions use).
+	 * @param connection the connection
+	 * @return whether it does
+	 * @throws SQLException if the connection cannot say
+	 */
+	public static boolean runsStatementsOfOneExecutionAsOneTransaction(Connection connection) throws SQLException {
+		return PgJdbc.PRESENT && connection.getAutoCommit() && PgJdbc.isPgConnection(connection)
+				&& PgJdbc.sendsOneExecutionAsOneTransaction(connection)
+				&& isolationOf(connection) == Connection.TRANSACTION_READ_COMMITTED;
 	}
 
 	private static boolean isDeadlock(SQLException ex) {
