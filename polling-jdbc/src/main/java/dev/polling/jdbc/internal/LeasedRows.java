@@ -194,32 +194,36 @@ public final class LeasedRows {
 	}
 
 	/**
-	 * What {@link #writeAndClaim} did: the write's update count and the claimed rows.
+	 * What {@link #writeAndClaim} did.
 	 * @param <T> the row type
-	 * @param updated the write's update count
+	 * @param updated the write's update count (the number of rows it returned, for a write with
+	 * {@code RETURNING})
+	 * @param returned the first column of the rows the write returned, if it returned rows
 	 * @param claimed the claimed rows
 	 */
-	public record WriteAndClaim<T>(int updated, List<T> claimed) {
+	public record WriteAndClaim<T>(int updated, List<Long> returned, List<T> claimed) {
 	}
 
 	/**
 	 * On PostgreSQL with its own driver, runs a write and then a claim as one execution of two
 	 * statements in auto-commit mode: the server receives both in one round trip and runs them as
 	 * one implicit transaction, committed once both succeeded (a failure of either rolls back both).
-	 * Both are planned per execution. Answers {@code null} (nothing done) where that does not hold:
-	 * another database or driver, a connection in a transaction, or a session isolation level other
-	 * than READ COMMITTED.
+	 * Both are planned per execution. With a limit of 0 the write goes alone (one auto-committed
+	 * statement). Answers {@code null} (nothing done) where that does not hold: another database or
+	 * driver, the driver's {@code simple} query mode, a connection in a transaction, or a session
+	 * isolation level other than READ COMMITTED.
 	 * @param <T> the row type
 	 * @param connection the connection, in auto-commit mode
-	 * @param writeSql the write, a single statement with {@code writeParameters} parameters
+	 * @param writeSql the write, a single statement with {@code writeParameters} parameters; with
+	 * {@code RETURNING id} its rows' ids are answered
 	 * @param writeParameters how many parameters the write has
 	 * @param write binds them
 	 * @param group the group to claim from
 	 * @param owner the claiming owner
 	 * @param leaseMillis the lease
-	 * @param limit the most rows to claim
+	 * @param limit the most rows to claim, 0 for none
 	 * @param mapper reads a claimed row
-	 * @return the write's count and the claimed rows, or {@code null} when this cannot be done here
+	 * @return what the write and the claim did, or {@code null} when this cannot be done here
 	 * @throws SQLException on failure (neither the write nor the claim is then committed)
 	 */
 	public <T> @Nullable WriteAndClaim<T> writeAndClaim(Connection connection, String writeSql, int writeParameters,
@@ -228,27 +232,42 @@ public final class LeasedRows {
 		if (this.dialect != Dialect.POSTGRESQL || !Sql.runsStatementsOfOneExecutionAsOneTransaction(connection)) {
 			return null;
 		}
+		List<Long> returned = new ArrayList<>();
 		List<T> claimed = new ArrayList<>(limit);
 		int updated;
 		try (Sql.Planning planning = Sql.planForActualParameters(connection);
-				PreparedStatement statement = connection.prepareStatement(writeSql + "; " + this.claimSql)) {
+				PreparedStatement statement = connection
+					.prepareStatement((limit > 0) ? writeSql + "; " + this.claimSql : writeSql)) {
 			write.bind(statement);
-			statement.setString(writeParameters + 1, owner);
-			statement.setLong(writeParameters + 2, leaseMillis);
-			statement.setString(writeParameters + 3, group);
-			statement.setInt(writeParameters + 4, limit);
-			statement.execute();
-			updated = statement.getUpdateCount();
-			if (!statement.getMoreResults()) {
-				throw new SQLException("The claim sent with a write returned no rows: " + this.claimSql);
+			if (limit > 0) {
+				statement.setString(writeParameters + 1, owner);
+				statement.setLong(writeParameters + 2, leaseMillis);
+				statement.setString(writeParameters + 3, group);
+				statement.setInt(writeParameters + 4, limit);
 			}
-			try (ResultSet result = statement.getResultSet()) {
-				while (result.next()) {
-					claimed.add(mapper.map(result));
+			if (statement.execute()) {
+				try (ResultSet result = statement.getResultSet()) {
+					while (result.next()) {
+						returned.add(result.getLong(1));
+					}
+				}
+				updated = returned.size();
+			}
+			else {
+				updated = statement.getUpdateCount();
+			}
+			if (limit > 0) {
+				if (!statement.getMoreResults()) {
+					throw new SQLException("The claim sent with a write returned no rows: " + this.claimSql);
+				}
+				try (ResultSet result = statement.getResultSet()) {
+					while (result.next()) {
+						claimed.add(mapper.map(result));
+					}
 				}
 			}
 		}
-		return new WriteAndClaim<>(updated, claimed);
+		return new WriteAndClaim<>(updated, returned, claimed);
 	}
 
 	private <T> List<T> claimInSteps(Connection connection, String group, String owner, long leaseMillis, int limit,
