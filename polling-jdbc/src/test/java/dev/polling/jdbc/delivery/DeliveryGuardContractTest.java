@@ -388,6 +388,44 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			.containsExactlyInAnyOrder("slow-0", "slow-1", "slow-2", "slow-0", "slow-1", "slow-2");
 	}
 
+	/**
+	 * One message of a batch is claimed by another instance while the batch is being sent (its fence
+	 * moved on, still SENDING): the batch's record writes the other two and rejects exactly that one,
+	 * which stays with the other instance.
+	 */
+	@Test
+	void aBatchRecordRejectsOnlyTheMessageWhoseFenceMovedOn() throws Exception {
+		CountDownLatch sending = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CountingListener listener = new CountingListener();
+		DeliveryGuard a = guard("a", pool()).listener(listener)
+			.destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				sending.countDown();
+				assertThat(finish.await(60, TimeUnit.SECONDS)).isTrue();
+			}).withBatchClaims(3))
+			.build();
+		for (int i = 0; i < 3; i++) {
+			a.store(this.destination, "mixed-" + i, "payload");
+		}
+		Thread sender = new Thread(() -> a.deliverDue(this.destination, 3));
+		sender.start();
+		assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+		database().execute("UPDATE polling_delivery SET owner = 'b', fence = fence + 1 WHERE idempotency_key = 'mixed-1'");
+		finish.countDown();
+		sender.join();
+		assertThat(listener.delivered.sum()).isEqualTo(2);
+		assertThat(listener.rejected.sum()).isOne();
+		String where = "destination = '" + this.destination + "' AND ";
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where
+				+ "state = 'DELIVERED' AND idempotency_key IN ('mixed-0', 'mixed-2')")).isEqualTo(2);
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE " + where
+				+ "state = 'SENDING' AND owner = 'b' AND idempotency_key = 'mixed-1'")).isOne();
+		// the other instance records its send (a lease left to expire would be recovered by another test)
+		database().execute("UPDATE polling_delivery SET state = 'DELIVERED', owner = NULL, lease_until = NULL WHERE "
+				+ where + "idempotency_key = 'mixed-1'");
+	}
+
 	@Test
 	void theDispatcherDeliversInTheBackground() {
 		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
