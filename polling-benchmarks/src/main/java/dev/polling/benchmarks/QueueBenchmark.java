@@ -66,6 +66,9 @@ public final class QueueBenchmark {
 
 	private static final Duration POLL = Duration.ofMillis(100);
 
+	/** Messages per claim of our workers ({@code -Dbench.queue.batch}, default 10 as the starter's). */
+	private static final int BATCH = Integer.getInteger("bench.queue.batch", 10);
+
 	private QueueBenchmark() {
 	}
 
@@ -108,9 +111,9 @@ public final class QueueBenchmark {
 			String url = postgres.url();
 			boolean profile = StatementProfile.available(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL %s (%s), %d instances x %d threads, "
-					+ "pools of 8, poll interval %d ms, %d messages per round, %d rounds, trivial handlers%s%n",
+					+ "pools of 8, poll interval %d ms, claims of %d, %d messages per round, %d rounds, trivial handlers%s%n",
 					postgres.description(), BenchDatabases.postgresSettings(admin),
-					INSTANCES, THREADS, POLL.toMillis(), n, rounds,
+					INSTANCES, THREADS, POLL.toMillis(), BATCH, n, rounds,
 					profile ? "; server time per statement from pg_stat_statements" : "");
 			Map<String, List<Double>> rates = new LinkedHashMap<>();
 			Map<String, List<Double>> commits = new LinkedHashMap<>();
@@ -212,7 +215,7 @@ public final class QueueBenchmark {
 			if (transactions) {
 				queue.connections(tx);
 			}
-			QueueWorkers.Builder workers = QueueWorkers.builder(queue.build()).threads(THREADS).batchSize(10)
+			QueueWorkers.Builder workers = QueueWorkers.builder(queue.build()).threads(THREADS).batchSize(BATCH)
 				.pollInterval(POLL)
 				.batchCompletions(batchCompletions)
 				.subscribe(name, (message) -> done.increment());
