@@ -28,8 +28,11 @@ import javax.sql.DataSource;
  * binaries, {@code fsync} and {@code synchronous_commit} set on and read back). The sender is
  * trivial (counts), so the figures are the cost of the bookkeeping per message.
  * <p>
- * Each scenario stores N messages first, then starts the dispatchers and measures the time until
- * the last one is recorded as delivered: rate = N / time. Scenarios:
+ * Each scenario stores N messages in an emptied (truncated) table first, takes a {@code CHECKPOINT},
+ * then starts the dispatchers and measures the time until the last one is recorded as delivered:
+ * rate = N / time. Every scenario thus starts from the same state (before, the guard's table kept
+ * every round's rows while the outbox's was emptied by a {@code DELETE} whose dead rows autovacuum
+ * removed at times of its own). Scenarios:
  * <ol>
  * <li>{@code guard x1}: one instance (one dispatcher thread, as each instance of the starter has);</li>
  * <li>{@code guard x1 t4}: one instance with four dispatcher threads ({@code polling.jdbc.delivery.threads=4});</li>
@@ -136,6 +139,7 @@ public final class DeliveryBenchmark {
 		DeliveryGuard producer = DeliveryGuard.builder(pools.get(2)).instanceId("producer")
 			.destination(DeliveryDestination.of(DESTINATION, sender))
 			.build();
+		BenchSql.execute(pools.get(2), "TRUNCATE polling_delivery"); // every scenario starts on an empty table
 		try (Connection connection = pools.get(2).getConnection()) {
 			connection.setAutoCommit(false);
 			for (int i = 0; i < n; i++) {
@@ -155,6 +159,7 @@ public final class DeliveryBenchmark {
 
 		};
 		analyzeIfAsked(pools.get(2), "polling_delivery");
+		BenchSql.execute(pools.get(2), "CHECKPOINT"); // and its timed part right after a checkpoint
 		List<DeliveryDispatcher> dispatchers = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
 			DeliveryGuard guard = DeliveryGuard.builder(pools.get(i)).instanceId("instance-" + i)
@@ -182,6 +187,7 @@ public final class DeliveryBenchmark {
 	}
 
 	private static Duration outbox(List<HikariDataSource> pools, int n, int threads) throws Exception {
+		BenchSql.execute(pools.get(2), "TRUNCATE bench_outbox");
 		try (Connection connection = pools.get(2).getConnection();
 				PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_outbox (payload, state) VALUES (?, 'PENDING')")) {
 			connection.setAutoCommit(false);
@@ -195,6 +201,7 @@ public final class DeliveryBenchmark {
 			}
 		}
 		analyzeIfAsked(pools.get(2), "bench_outbox");
+		BenchSql.execute(pools.get(2), "CHECKPOINT");
 		LongAdder sent = new LongAdder();
 		List<Thread> workers = new ArrayList<>();
 		List<Exception> failures = new CopyOnWriteArrayList<>();
@@ -223,9 +230,6 @@ public final class DeliveryBenchmark {
 		}
 		if (sent.sum() != n) {
 			throw new IllegalStateException("sent " + sent.sum() + " times for " + n + " messages");
-		}
-		try (Connection connection = pools.get(2).getConnection(); Statement statement = connection.createStatement()) {
-			statement.execute("DELETE FROM bench_outbox");
 		}
 		return elapsed;
 	}
