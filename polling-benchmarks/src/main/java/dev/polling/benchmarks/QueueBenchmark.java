@@ -40,6 +40,8 @@ import javax.sql.DataSource;
  * <ol>
  * <li>{@code one-commit}: claims of 10, each completion committed on its own right after the handler
  * (the plain-Java default);</li>
+ * <li>{@code one-commit-delete}: the same with {@code deleteWhenDone(true)}: a completion deletes the
+ * message, as db-scheduler deletes a finished execution (nothing kept on either side);</li>
  * <li>{@code one-commit-tx}: the same with a transaction runner ({@link JdbcTransactions}): handler
  * and completion in one transaction per message, the path the Spring Boot starter takes;</li>
  * <li>{@code one-commit-tx-delete}: the same with {@code deleteWhenDone(true)} (the starter's
@@ -89,6 +91,7 @@ public final class QueueBenchmark {
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		Map<String, Scenario> scenarios = new LinkedHashMap<>();
 		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false, false));
+		scenarios.put("one-commit-delete", (url, size) -> queue(url, size, 0, false, false, true));
 		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false, false));
 		scenarios.put("one-commit-tx-delete", (url, size) -> queue(url, size, 0, true, false, true));
 		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false, false));
