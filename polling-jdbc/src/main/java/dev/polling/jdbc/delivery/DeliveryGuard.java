@@ -380,7 +380,9 @@ public final class DeliveryGuard {
 	 * Records sent messages of one batch as DELIVERED in one transaction, each fenced; with
 	 * {@code claimNext} (not on H2, see {@link #send}) that transaction also claims the next batch of
 	 * the destination, so that a round of batches commits once per batch. The next batch is claimed
-	 * only with this one recorded, so a crash leaves no more unrecorded sends than before.
+	 * only with this one recorded, so a crash leaves no more unrecorded sends than before. On
+	 * PostgreSQL with its driver (see {@link LeasedRows#writeAndClaim}) the batch's outcomes are one
+	 * statement, sent with the claim in one round trip and committed with it as one implicit transaction.
 	 * @return the next batch, claimed in the same transaction, or {@code null} when none was claimed
 	 * with it (none asked for, or the transaction failed: the caller claims by itself)
 	 */
@@ -414,20 +416,20 @@ public final class DeliveryGuard {
 				if (both != null) {
 					return both;
 				}
+				// elsewhere: a transaction of the library's own, the outcomes as one JDBC batch (each with its count)
 				return Sql.inTransaction(this.dataSource, what, false, (connection) -> {
-						int[] counts;
-						// one JDBC batch: the fenced updates go to the server together, each with its own count
-						try (PreparedStatement statement = connection.prepareStatement(sql)) {
-							for (Delivery delivery : delivered) {
-								bindPost(statement, "DELIVERED", null, 0, delivery);
-								statement.addBatch();
-							}
-							counts = statement.executeBatch();
+					int[] counts;
+					try (PreparedStatement statement = connection.prepareStatement(sql)) {
+						for (Delivery delivery : delivered) {
+							bindPost(statement, "DELIVERED", null, 0, delivery);
+							statement.addBatch();
 						}
-						List<Delivery> next = combined ? this.rows.claim(connection, destination, this.owner,
-								this.leaseTime.toMillis(), claimNext, this::map) : null;
-						return new Outcome(counts, next);
-					});
+						counts = statement.executeBatch();
+					}
+					List<Delivery> next = combined ? this.rows.claim(connection, destination, this.owner,
+							this.leaseTime.toMillis(), claimNext, this::map) : null;
+					return new Outcome(counts, next);
+				});
 			});
 		}
 		catch (DataAccessFailure ex) {
@@ -511,7 +513,9 @@ public final class DeliveryGuard {
 	}
 
 	/**
-	 * Records a send as DELIVERED and claims the next message of its destination in one transaction.
+	 * Records a send as DELIVERED and claims the next message of its destination in one transaction
+	 * (on PostgreSQL with its driver: both statements in one round trip, see
+	 * {@link LeasedRows#writeAndClaim}).
 	 * @return the outcome, or {@code null} when the transaction failed (rolled back: the caller records
 	 * the outcome alone, with its retries, and claims the next one by itself)
 	 */
@@ -520,7 +524,7 @@ public final class DeliveryGuard {
 		String what = "record delivery " + delivery.id() + " and claim the next";
 		try {
 			// PostgreSQL's driver: both in one round trip, one implicit transaction
-			RecordedAndClaimed both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
+			@Nullable RecordedAndClaimed both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
 				LeasedRows.WriteAndClaim<Delivery> done = this.rows.writeAndClaim(connection, sql, 5,
 						(statement) -> bindPost(statement, "DELIVERED", null, 0, delivery), delivery.destination(), this.owner,
 						this.leaseTime.toMillis(), 1, this::map);
@@ -530,8 +534,8 @@ public final class DeliveryGuard {
 			if (both != null) {
 				return both;
 			}
-			return Sql.inTransaction(this.dataSource, what, false,
-					(connection) -> {
+			// elsewhere: a transaction of the library's own
+			return Sql.inTransaction(this.dataSource, what, false, (connection) -> {
 				int updated;
 				try (PreparedStatement statement = connection.prepareStatement(sql)) {
 					bindPost(statement, "DELIVERED", null, 0, delivery);
