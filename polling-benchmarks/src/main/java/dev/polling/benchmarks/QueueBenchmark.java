@@ -47,13 +47,18 @@ import javax.sql.DataSource;
  * <li>{@code one-commit-tx-delete}: the same with {@code deleteWhenDone(true)} (the starter's
  * {@code polling.jdbc.queue.retention=0}): a completion deletes the message, as db-scheduler deletes a
  * finished execution;</li>
+ * <li>{@code one-commit-tx-row}: as {@code one-commit-tx}, the handler inserting one business row on
+ * the transaction's connection (committed with the completion: one commit per message);</li>
  * <li>{@code per-key}: as {@code one-commit}, every message with one of 1,000 business keys (20 per
  * key, interleaved), so that per-key ordering is checked on every claim;</li>
  * <li>{@code batched-opt-in}: completions of all workers written in batches of up to 100
  * ({@code batchCompletions(true)}, for idempotent handlers only; not like-for-like);</li>
  * <li>{@code dbs(a,b)}: db-scheduler one-time tasks of one trivial task type, due now, two
  * schedulers with 4 threads each, {@code pollUsingLockAndFetch(a, b)} (its {@code FOR UPDATE SKIP
- * LOCKED} strategy on PostgreSQL) for (0.5, 1.0), (1.0, 4.0) and (2.0, 4.0).</li>
+ * LOCKED} strategy on PostgreSQL) for (0.5, 1.0), (1.0, 4.0) and (2.0, 4.0);</li>
+ * <li>{@code dbs-row(a,b)}: the same, the task inserting one business row on its scheduler's pool
+ * (auto-committed: db-scheduler commits an execution's completion apart from the task's work, so
+ * two commits per message).</li>
  * </ol>
  * Each scenario starts on empty tables (truncated) and its timed part right after a
  * {@code CHECKPOINT}. A warm-up round of each scenario with N/10 messages runs first; then the measured rounds, and per
@@ -90,15 +95,18 @@ public final class QueueBenchmark {
 		int n = (args.length > 0) ? Integer.parseInt(args[0]) : 20_000;
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		Map<String, Scenario> scenarios = new LinkedHashMap<>();
-		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false, false));
-		scenarios.put("one-commit-delete", (url, size) -> queue(url, size, 0, false, false, true));
-		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false, false));
-		scenarios.put("one-commit-tx-delete", (url, size) -> queue(url, size, 0, true, false, true));
-		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false, false));
-		scenarios.put("batched-opt-in", (url, size) -> queue(url, size, 0, false, true, false));
+		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false, false, false));
+		scenarios.put("one-commit-delete", (url, size) -> queue(url, size, 0, false, false, true, false));
+		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false, false, false));
+		scenarios.put("one-commit-tx-delete", (url, size) -> queue(url, size, 0, true, false, true, false));
+		scenarios.put("one-commit-tx-row", (url, size) -> queue(url, size, 0, true, false, false, true));
+		scenarios.put("per-key", (url, size) -> queue(url, size, 1000, false, false, false, false));
+		scenarios.put("batched-opt-in", (url, size) -> queue(url, size, 0, false, true, false, false));
 		for (double[] setting : new double[][] { { 0.5, 1.0 }, { 1.0, 4.0 }, { 2.0, 4.0 } }) {
 			scenarios.put(String.format(Locale.ROOT, "dbs(%.1f,%.1f)", setting[0], setting[1]),
-					(url, size) -> dbScheduler(url, size, setting[0], setting[1]));
+					(url, size) -> dbScheduler(url, size, setting[0], setting[1], false));
+			scenarios.put(String.format(Locale.ROOT, "dbs-row(%.1f,%.1f)", setting[0], setting[1]),
+					(url, size) -> dbScheduler(url, size, setting[0], setting[1], true));
 		}
 		if (args.length > 2) {
 			List<String> chosen = List.of(args[2].split(",(?![^(]*\\))")); // commas outside the parentheses of dbs(a,b)
@@ -111,6 +119,8 @@ public final class QueueBenchmark {
 			DataSource admin = postgres.admin();
 			Schema.migrate(admin, Dialect.POSTGRESQL, TableNames.defaults());
 			createDbSchedulerTable(admin);
+			BenchSql.execute(admin, "CREATE TABLE IF NOT EXISTS bench_business (id BIGSERIAL PRIMARY KEY, "
+					+ "message TEXT NOT NULL, written_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now())");
 			String url = postgres.url();
 			boolean profile = StatementProfile.available(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL %s (%s), %d instances x %d threads, "
@@ -126,7 +136,8 @@ public final class QueueBenchmark {
 				for (Map.Entry<String, Scenario> scenario : scenarios.entrySet()) {
 					// every scenario on empty tables: no rows or dead tuples of the one before (ours keep DONE
 					// rows, db-scheduler deletes its), and no autovacuum of them under way while it runs
-					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
+					BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks",
+							"TRUNCATE bench_business");
 					if (profile) {
 						StatementProfile.reset(admin);
 					}
@@ -192,8 +203,8 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions, boolean deleteWhenDone)
-			throws Exception {
+	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions, boolean deleteWhenDone,
+			boolean businessRow) throws Exception {
 		String name = "bench-" + System.nanoTime();
 		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
 			WorkQueue producer = WorkQueue.builder(producerPool).instanceId("producer").build();
@@ -221,7 +232,19 @@ public final class QueueBenchmark {
 			QueueWorkers.Builder workers = QueueWorkers.builder(queue.build()).threads(THREADS).batchSize(BATCH)
 				.pollInterval(POLL)
 				.batchCompletions(batchCompletions)
-				.subscribe(name, (message) -> done.increment());
+				.subscribe(name, (message) -> {
+					if (businessRow) {
+						// the handler's own write, in the transaction the completion commits with
+						Connection connection = tx.getConnection();
+						try {
+							insertBusinessRow(connection, "message " + message.id());
+						}
+						finally {
+							tx.releaseConnection(connection);
+						}
+					}
+					done.increment();
+				});
 			if (transactions) {
 				workers.transactions(tx);
 			}
@@ -236,6 +259,9 @@ public final class QueueBenchmark {
 			// every completion committed: n DONE rows, or none left when completions delete
 			BenchSql.awaitCount(pools.get(0), deleteWhenDone ? "SELECT " + n + " - COUNT(*) FROM polling_queue WHERE queue = '"
 					+ name + "'" : "SELECT COUNT(*) FROM polling_queue WHERE queue = '" + name + "' AND state = 'DONE'", n);
+			if (businessRow) {
+				BenchSql.awaitCount(pools.get(0), "SELECT COUNT(*) FROM bench_business", n);
+			}
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 			instances.forEach((workers) -> workers.stop(Duration.ofSeconds(10)));
 			if (done.sum() != n) {
@@ -248,9 +274,11 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private static Duration dbScheduler(String url, int n, double lowerLimit, double upperLimit) throws Exception {
+	private static Duration dbScheduler(String url, int n, double lowerLimit, double upperLimit, boolean businessRow)
+			throws Exception {
 		LongAdder executed = new LongAdder();
-		OneTimeTask<Void> task = Tasks.oneTime("bench-" + System.nanoTime()).execute((instance, context) -> executed.increment());
+		String taskName = "bench-" + System.nanoTime();
+		OneTimeTask<Void> task = Tasks.oneTime(taskName).execute((instance, context) -> executed.increment());
 		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
 			Scheduler client = Scheduler.create(producerPool, task).build();
 			Instant now = Instant.now();
@@ -269,7 +297,19 @@ public final class QueueBenchmark {
 		for (int i = 0; i < INSTANCES; i++) {
 			HikariDataSource pool = BenchSql.pool(url, 8);
 			pools.add(pool);
-			schedulers.add(Scheduler.create(pool, task)
+			// with a business row: the task writes it on its scheduler's pool, committed by itself, as a task
+			// using the application's DataSource (JdbcTemplate, or a transaction of its own) does; the
+			// execution's completion commits apart from it, as db-scheduler's always does
+			OneTimeTask<Void> handler = !businessRow ? task : Tasks.oneTime(taskName).execute((instance, context) -> {
+				try (Connection connection = pool.getConnection()) {
+					insertBusinessRow(connection, "message " + instance.getId());
+				}
+				catch (java.sql.SQLException ex) {
+					throw new IllegalStateException(ex);
+				}
+				executed.increment();
+			});
+			schedulers.add(Scheduler.create(pool, handler)
 				.threads(THREADS)
 				.pollingInterval(POLL)
 				.pollUsingLockAndFetch(lowerLimit, upperLimit)
@@ -283,6 +323,9 @@ public final class QueueBenchmark {
 			}
 			BenchSql.awaitCount(pools.get(0), "SELECT " + n + " - COUNT(*) FROM scheduled_tasks WHERE task_name = '"
 					+ task.getName() + "'", n);
+			if (businessRow) {
+				BenchSql.awaitCount(pools.get(0), "SELECT COUNT(*) FROM bench_business", n);
+			}
 			Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
 			schedulers.forEach(Scheduler::stop);
 			return elapsed;
@@ -293,6 +336,16 @@ public final class QueueBenchmark {
 	}
 
 	/** db-scheduler's table, written from its documented column list for PostgreSQL. */
+	private static void insertBusinessRow(Connection connection, String message) {
+		try (java.sql.PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_business (message) VALUES (?)")) {
+			insert.setString(1, message);
+			insert.executeUpdate();
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	private static void createDbSchedulerTable(DataSource dataSource) throws Exception {
 		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("CREATE TABLE IF NOT EXISTS scheduled_tasks (task_name TEXT NOT NULL, "
