@@ -295,10 +295,11 @@ public final class DeliveryGuard {
 			}
 			attempted++;
 			boolean more = attempted < limit && keepGoing.getAsBoolean();
-			next = send(target, current.delivery(), current.leaseEnd(), more);
-			if (!more) {
-				break;
+			Next after = send(target, current.delivery(), current.leaseEnd(), more);
+			if (!more || after.noneDue()) {
+				break; // a claim sent with the outcome found nothing due: no second one right after it
 			}
+			next = after.claimed();
 		}
 		return attempted;
 	}
@@ -455,13 +456,25 @@ public final class DeliveryGuard {
 	}
 
 	/**
+	 * What follows a send: the next message, claimed with the send's outcome; or nothing claimed with
+	 * it (the next is claimed alone); or nothing due, as that claim found (the round ends).
+	 */
+	private record Next(@Nullable Claimed claimed, boolean noneDue) {
+
+		static final Next CLAIM_ALONE = new Next(null, false);
+
+		static final Next NONE_DUE = new Next(null, true);
+
+	}
+
+	/**
 	 * Sends one claimed message and records its outcome. After a successful send, when
 	 * {@code claimNext} is set, the outcome and the claim of the next message commit together:
 	 * one commit per message instead of two, and still at most the message being sent is left with
 	 * an unknown outcome by a crash (the next one is claimed only once this one is recorded).
-	 * @return the next message, claimed with this one's outcome, or {@code null}
+	 * @return what follows: the next message claimed with this one's outcome, nothing due, or a claim alone
 	 */
-	private @Nullable Claimed send(DeliveryDestination target, Delivery delivery, long leaseEnd, boolean claimNext) {
+	private Next send(DeliveryDestination target, Delivery delivery, long leaseEnd, boolean claimNext) {
 		String destination = delivery.destination();
 		Throwable failure;
 		try {
@@ -478,13 +491,14 @@ public final class DeliveryGuard {
 					else {
 						rejected(delivery, "DELIVERED");
 					}
-					return (done.next() != null) ? new Claimed(done.next(), claimedAt + this.leaseTime.toNanos()) : null;
+					return (done.next() != null) ? new Next(new Claimed(done.next(), claimedAt + this.leaseTime.toNanos()), false)
+							: Next.NONE_DUE;
 				}
 			}
 			if (post(delivery, "DELIVERED", null, 0, leaseEnd) == FencedWrite.APPLIED) {
 				notify(() -> this.listener.onDelivered(destination));
 			}
-			return null;
+			return Next.CLAIM_ALONE;
 		}
 		catch (NotDeliveredException ex) {
 			failure = ex;
@@ -492,21 +506,21 @@ public final class DeliveryGuard {
 		catch (DataAccessFailure ex) {
 			logger.warn("Delivery {} to '{}' was sent but recording it failed until its lease ran out; it becomes "
 					+ "IN_DOUBT when the lease expires: {}", delivery.id(), destination, ex.getMessage());
-			return null;
+			return Next.CLAIM_ALONE;
 		}
 		catch (Exception | Error ex) {
 			if (!target.idempotent()) {
 				logger.warn("Delivery {} to '{}' has an unknown outcome and is IN_DOUBT (not sent again): {}",
 						delivery.id(), destination, Arguments.describe(ex, 300));
 				recordSafely(delivery, "IN_DOUBT", ex, 0, leaseEnd);
-				return null;
+				return Next.CLAIM_ALONE;
 			}
 			failure = ex;
 		}
 		boolean dead = delivery.attempt() >= delivery.maxAttempts();
 		long delay = dead ? 0 : this.backoff.delayAfter(delivery.attempt()).toMillis();
 		recordSafely(delivery, dead ? "DEAD" : "FAILED", failure, delay, leaseEnd);
-		return null;
+		return Next.CLAIM_ALONE;
 	}
 
 	private record RecordedAndClaimed(FencedWrite write, @Nullable Delivery next) {
