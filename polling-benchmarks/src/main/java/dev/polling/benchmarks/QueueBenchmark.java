@@ -124,7 +124,7 @@ public final class QueueBenchmark {
 			String url = postgres.url();
 			boolean profile = StatementProfile.available(admin);
 			System.out.printf(Locale.ROOT, "Queue benchmark: PostgreSQL %s (%s), %d instances x %d threads, "
-					+ "pools of 8, poll interval %d ms, claims of %d, %d messages per round, %d rounds, trivial handlers%s%n",
+					+ "pools of 8, poll interval %d ms, claims of %d, %d messages per round, %d rounds, trivial handlers (the -row scenarios: one INSERT each)%s%n",
 					postgres.description(), BenchDatabases.postgresSettings(admin),
 					INSTANCES, THREADS, POLL.toMillis(), BATCH, n, rounds,
 					profile ? "; server time per statement from pg_stat_statements" : "");
