@@ -165,17 +165,27 @@ public final class LeasedRows {
 		// a generic claim plan made on a fresh table updates the picked rows through a sequential scan
 		try (Sql.Planning planning = Sql.planForActualParameters(connection);
 				PreparedStatement statement = connection.prepareStatement(this.claimSql)) {
-			statement.setString(1, owner);
-			statement.setLong(2, leaseMillis);
-			statement.setString(3, group);
-			statement.setInt(4, limit);
+			bindClaim(statement, 0, group, owner, leaseMillis, limit);
 			try (ResultSet result = statement.executeQuery()) {
-				while (result.next()) {
-					claimed.add(mapper.map(result));
-				}
+				readClaimed(result, mapper, claimed);
 			}
 		}
 		return claimed;
+	}
+
+	/** Binds the claim statement's parameters, after {@code before} parameters of other statements. */
+	private static void bindClaim(PreparedStatement statement, int before, String group, String owner, long leaseMillis,
+			int limit) throws SQLException {
+		statement.setString(before + 1, owner);
+		statement.setLong(before + 2, leaseMillis);
+		statement.setString(before + 3, group);
+		statement.setInt(before + 4, limit);
+	}
+
+	private static <T> void readClaimed(ResultSet result, RowMapper<T> mapper, List<T> claimed) throws SQLException {
+		while (result.next()) {
+			claimed.add(mapper.map(result));
+		}
 	}
 
 	/**
@@ -240,10 +250,7 @@ public final class LeasedRows {
 					.prepareStatement((limit > 0) ? writeSql + "; " + this.claimSql : writeSql)) {
 			write.bind(statement);
 			if (limit > 0) {
-				statement.setString(writeParameters + 1, owner);
-				statement.setLong(writeParameters + 2, leaseMillis);
-				statement.setString(writeParameters + 3, group);
-				statement.setInt(writeParameters + 4, limit);
+				bindClaim(statement, writeParameters, group, owner, leaseMillis, limit);
 			}
 			if (statement.execute()) {
 				try (ResultSet result = statement.getResultSet()) {
@@ -261,9 +268,7 @@ public final class LeasedRows {
 					throw new SQLException("The claim sent with a write returned no rows: " + this.claimSql);
 				}
 				try (ResultSet result = statement.getResultSet()) {
-					while (result.next()) {
-						claimed.add(mapper.map(result));
-					}
+					readClaimed(result, mapper, claimed);
 				}
 			}
 		}

@@ -102,17 +102,13 @@ public final class Sql {
 					restore(connection, isolation, autoCommit);
 				}
 			}
-			catch (SQLTransactionRollbackException ex) {
+			catch (SQLException ex) {
+				if (!rolledBackByTheDatabase(ex)) {
+					throw new DataAccessFailure("Could not " + what, ex);
+				}
 				last = ex;
 				logger.debug("{}: transaction rolled back by the database (attempt {} of {})", what, attempt, ATTEMPTS,
 						ex);
-			}
-			catch (SQLException ex) {
-				if (isDeadlock(ex)) {
-					last = ex;
-					continue;
-				}
-				throw new DataAccessFailure("Could not " + what, ex);
 			}
 		}
 		throw new DataAccessFailure("Could not " + what + " after " + ATTEMPTS + " attempts", Objects.requireNonNull(last));
@@ -149,7 +145,7 @@ public final class Sql {
 				}
 			}
 			catch (SQLException ex) {
-				if (!(ex instanceof SQLTransactionRollbackException) && !isDeadlock(ex)) {
+				if (!rolledBackByTheDatabase(ex)) {
 					throw new DataAccessFailure("Could not " + what, ex);
 				}
 				last = ex;
@@ -320,6 +316,11 @@ public final class Sql {
 		return PgJdbc.PRESENT && connection.getAutoCommit() && PgJdbc.isPgConnection(connection)
 				&& PgJdbc.sendsOneExecutionAsOneTransaction(connection)
 				&& isolationOf(connection) == Connection.TRANSACTION_READ_COMMITTED;
+	}
+
+	/** A deadlock or serialization failure: the database rolled the work back, so it can run again. */
+	private static boolean rolledBackByTheDatabase(SQLException ex) {
+		return ex instanceof SQLTransactionRollbackException || isDeadlock(ex);
 	}
 
 	private static boolean isDeadlock(SQLException ex) {
