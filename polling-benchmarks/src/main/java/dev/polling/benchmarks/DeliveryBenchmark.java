@@ -46,11 +46,21 @@ import javax.sql.DataSource;
  * </ol>
  * A warm-up round with N/10 messages runs first. Arguments (optional): N (default 5000), rounds
  * (default 2), how long each send takes in ms (default 0; with a slow sender the outbox loop, which
- * sends while it holds its row locks, is left out).
+ * sends while it holds its row locks, is left out). {@code -Dbench.delivery.only=guard x2 batch10,outbox}
+ * runs only the scenarios whose names start with one of the given prefixes.
  */
 public final class DeliveryBenchmark {
 
 	private static final String DESTINATION = "bench";
+
+	/**
+	 * The scenarios to run ({@code -Dbench.delivery.only}, comma-separated prefixes of their names, e.g.
+	 * {@code "guard x2 batch10,outbox"}); all when empty.
+	 */
+	private static final List<String> ONLY = java.util.Arrays.stream(System.getProperty("bench.delivery.only", "").split(","))
+		.map(String::strip)
+		.filter((name) -> !name.isEmpty())
+		.toList();
 
 	private DeliveryBenchmark() {
 	}
@@ -113,6 +123,9 @@ public final class DeliveryBenchmark {
 
 	private static void measure(java.util.Map<String, List<Double>> rates, int round, String label, String scenario, int n,
 			java.util.concurrent.Callable<Duration> run, DataSource profiled) throws Exception {
+		if (!ONLY.isEmpty() && ONLY.stream().noneMatch(scenario::startsWith)) {
+			return;
+		}
 		if (profiled != null) {
 			StatementProfile.reset(profiled);
 		}
