@@ -5,11 +5,14 @@ import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.JdbcTransactions;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.queue.NewMessage;
+import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.sql.Connection;
@@ -25,6 +28,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Claimed+completed messages per second of the {@link WorkQueue} with its {@link QueueWorkers},
@@ -49,6 +55,13 @@ import javax.sql.DataSource;
  * finished execution;</li>
  * <li>{@code one-commit-tx-row}: as {@code one-commit-tx}, the handler inserting one business row on
  * the transaction's connection (committed with the completion: one commit per message);</li>
+ * <li>{@code starter}, {@code starter-row}: as {@code one-commit-tx} and {@code one-commit-tx-row}, with the
+ * transactions the Spring Boot starter makes (a {@code TransactionTemplate} over Spring's
+ * {@code JdbcTransactionManager}, the queue's and the handler's connections bound to it through
+ * {@code DataSourceUtils}) instead of {@link JdbcTransactions};</li>
+ * <li>{@code starter-without-tx}: as {@code starter}, the subscription
+ * {@linkplain QueueSubscription#withoutTransaction() without transaction} (for handlers whose work is
+ * not in the database): the completion commits by itself right after the handler;</li>
  * <li>{@code per-key}: as {@code one-commit}, every message with one of 1,000 business keys (20 per
  * key, interleaved), so that per-key ordering is checked on every claim;</li>
  * <li>{@code batched-opt-in}: completions of all workers written in batches of up to 100
@@ -96,6 +109,9 @@ public final class QueueBenchmark {
 		int rounds = (args.length > 1) ? Integer.parseInt(args[1]) : 3;
 		Map<String, Scenario> scenarios = new LinkedHashMap<>();
 		scenarios.put("one-commit", (url, size) -> queue(url, size, 0, false, false, false, false));
+		scenarios.put("starter", (url, size) -> queue(url, size, 0, SPRING, false, false, false));
+		scenarios.put("starter-row", (url, size) -> queue(url, size, 0, SPRING, false, false, true));
+		scenarios.put("starter-without-tx", (url, size) -> queue(url, size, 0, SPRING_WITHOUT_TRANSACTION, false, false, false));
 		scenarios.put("one-commit-delete", (url, size) -> queue(url, size, 0, false, false, true, false));
 		scenarios.put("one-commit-tx", (url, size) -> queue(url, size, 0, true, false, false, false));
 		scenarios.put("one-commit-tx-delete", (url, size) -> queue(url, size, 0, true, false, true, false));
@@ -203,7 +219,25 @@ public final class QueueBenchmark {
 		}
 	}
 
+	/** Transactions as the starter makes them: Spring's transaction manager, not {@link JdbcTransactions}. */
+	private static final int SPRING = 2;
+
+	/** As {@link #SPRING}, the subscription {@linkplain QueueSubscription#withoutTransaction() without transaction}. */
+	private static final int SPRING_WITHOUT_TRANSACTION = 3;
+
 	private static Duration queue(String url, int n, int keys, boolean transactions, boolean batchCompletions, boolean deleteWhenDone,
+			boolean businessRow) throws Exception {
+		return queue(url, n, keys, transactions ? 1 : 0, batchCompletions, deleteWhenDone, businessRow);
+	}
+
+	/**
+	 * One queue scenario.
+	 * @param transactions 0: none (completions commit by themselves), 1: {@link JdbcTransactions}, {@link #SPRING}: a
+	 * {@code TransactionTemplate} over Spring's {@code JdbcTransactionManager} (what Spring Boot makes for a
+	 * {@code DataSource}) and connections through {@code DataSourceUtils}, wired as the starter wires them;
+	 * {@link #SPRING_WITHOUT_TRANSACTION}: the same, the subscription without transaction
+	 */
+	private static Duration queue(String url, int n, int keys, int transactions, boolean batchCompletions, boolean deleteWhenDone,
 			boolean businessRow) throws Exception {
 		String name = "bench-" + System.nanoTime();
 		try (HikariDataSource producerPool = BenchSql.pool(url, 8)) {
@@ -225,28 +259,53 @@ public final class QueueBenchmark {
 			HikariDataSource pool = BenchSql.pool(url, 8);
 			pools.add(pool);
 			WorkQueue.Builder queue = WorkQueue.builder(pool).instanceId("instance-" + i).deleteWhenDone(deleteWhenDone);
-			JdbcTransactions tx = JdbcTransactions.of(pool);
-			if (transactions) {
+			ConnectionProvider tx;
+			TransactionRunner runner;
+			if (transactions >= SPRING) {
+				// as PollingJdbcAutoConfiguration: the transaction-bound connection, a TransactionTemplate per worker set
+				tx = new ConnectionProvider() {
+
+					@Override
+					public Connection getConnection() {
+						return DataSourceUtils.getConnection(pool);
+					}
+
+					@Override
+					public void releaseConnection(Connection connection) {
+						DataSourceUtils.releaseConnection(connection, pool);
+					}
+
+				};
+				TransactionTemplate template = new TransactionTemplate(new JdbcTransactionManager(pool));
+				runner = (work) -> template.executeWithoutResult((status) -> work.run());
+			}
+			else {
+				JdbcTransactions jdbc = JdbcTransactions.of(pool);
+				tx = jdbc;
+				runner = jdbc;
+			}
+			if (transactions > 0) {
 				queue.connections(tx);
 			}
 			QueueWorkers.Builder workers = QueueWorkers.builder(queue.build()).threads(THREADS).batchSize(BATCH)
 				.pollInterval(POLL)
-				.batchCompletions(batchCompletions)
-				.subscribe(name, (message) -> {
-					if (businessRow) {
-						// the handler's own write, in the transaction the completion commits with
-						Connection connection = tx.getConnection();
-						try {
-							insertBusinessRow(connection, "message " + message.id());
-						}
-						finally {
-							tx.releaseConnection(connection);
-						}
+				.batchCompletions(batchCompletions);
+			QueueSubscription subscription = QueueSubscription.of(name, (message) -> {
+				if (businessRow) {
+					// the handler's own write, in the transaction the completion commits with
+					Connection connection = tx.getConnection();
+					try {
+						insertBusinessRow(connection, "message " + message.id());
 					}
-					done.increment();
-				});
-			if (transactions) {
-				workers.transactions(tx);
+					finally {
+						tx.releaseConnection(connection);
+					}
+				}
+				done.increment();
+			});
+			workers.subscribe((transactions == SPRING_WITHOUT_TRANSACTION) ? subscription.withoutTransaction() : subscription);
+			if (transactions > 0) {
+				workers.transactions(runner);
 			}
 			instances.add(workers.build());
 		}

@@ -6,10 +6,12 @@ import dev.polling.jdbc.TransactionRunner;
 import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -28,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * leases of any instance.
  * <p>
  * A handler that returns completes its message: with {@link Builder#transactions} in the same
- * transaction as the handler's own work; without, in a transaction of its own right after the
- * handler returned, before the worker takes the next message (one commit per message, so a crash
+ * transaction as the handler's own work (unless its subscription is
+ * {@linkplain QueueSubscription#withoutTransaction() without transaction}); without, in a transaction
+ * of its own right after the handler returned, before the worker takes the next message (one commit per message, so a crash
  * re-runs at most the handlers that were running). {@link Builder#batchCompletions} trades that for
  * fewer commits, for idempotent handlers only. One that throws fails it (retry with backoff, dead on
  * the last attempt); a transient database error (deadlock, serialization failure, lost connection,
@@ -53,6 +56,9 @@ public final class QueueWorkers implements AutoCloseable {
 	private final WorkQueue queue;
 
 	private final Map<String, QueueHandler> handlers;
+
+	/** The subscribed queues whose handlers run outside {@link #transactions}. */
+	private final Set<String> withoutTransaction;
 
 	private final int threads;
 
@@ -99,6 +105,7 @@ public final class QueueWorkers implements AutoCloseable {
 	private QueueWorkers(Builder builder) {
 		this.queue = builder.queue;
 		this.handlers = new LinkedHashMap<>(builder.handlers);
+		this.withoutTransaction = Set.copyOf(builder.withoutTransaction);
 		this.threads = builder.threads;
 		this.batchSize = builder.batchSize;
 		this.pollInterval = builder.pollInterval;
@@ -397,7 +404,7 @@ public final class QueueWorkers implements AutoCloseable {
 		if (handler == null) {
 			return false;
 		}
-		if (this.transactions == TransactionRunner.NONE) {
+		if (this.transactions == TransactionRunner.NONE || this.withoutTransaction.contains(message.queue())) {
 			try {
 				handler.handle(message);
 			}
@@ -603,6 +610,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private final Map<String, QueueHandler> handlers = new LinkedHashMap<>();
 
+		private final Set<String> withoutTransaction = new HashSet<>();
+
 		private int threads = 4;
 
 		private int batchSize = 10;
@@ -639,13 +648,19 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 
 		/**
-		 * Subscribes a handler to its queue.
+		 * Subscribes a handler to its queue; one {@linkplain QueueSubscription#withoutTransaction() without
+		 * transaction} runs outside the {@link #transactions} runner, if there is one.
 		 * @param subscription the subscription
 		 * @return this builder
+		 * @throws IllegalStateException if the queue has a handler already
 		 */
 		public Builder subscribe(QueueSubscription subscription) {
 			Objects.requireNonNull(subscription, "subscription must not be null");
-			return subscribe(subscription.queue(), subscription.handler());
+			subscribe(subscription.queue(), subscription.handler());
+			if (!subscription.transactional()) {
+				this.withoutTransaction.add(subscription.queue());
+			}
+			return this;
 		}
 
 		/**
@@ -709,7 +724,8 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 
 		/**
-		 * Runs each handler and its message's completion in one transaction. The queue must have been
+		 * Runs each handler and its message's completion in one transaction (except the handlers of
+		 * subscriptions {@linkplain QueueSubscription#withoutTransaction() without transaction}). The queue must have been
 		 * built with {@link WorkQueue.Builder#connections} bound to the same transactions (e.g.
 		 * {@link dev.polling.jdbc.JdbcTransactions}), so that the completion joins the runner's
 		 * transaction.

@@ -521,6 +521,57 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 	}
 
 	/**
+	 * A subscription without transaction runs its handler outside the workers' transactions (a
+	 * handler calling a web service holds no pooled connection while it waits), and its message is
+	 * completed right after it returns; a failure still counts an attempt and is retried. The other
+	 * queue of the same workers keeps its handler in a transaction.
+	 */
+	@Test
+	void aSubscriptionWithoutTransactionRunsItsHandlerOutsideTheWorkersTransactions() throws Exception {
+		DataSource pool = pool();
+		dev.polling.jdbc.JdbcTransactions transactions = dev.polling.jdbc.JdbcTransactions.of(pool);
+		WorkQueue queue = WorkQueue.builder(pool).connections(transactions).instanceId("out").backoff(FAST).build();
+		String outside = this.queueName + "-out";
+		long inside = queue.enqueue(this.queueName, null, "in a transaction");
+		long failsOnce = queue.enqueue(outside, null, "fails once, outside");
+		long keyed = queue.enqueue(outside, "customer-1", "keyed, outside");
+		long next = queue.enqueue(outside, "customer-1", "next of the key, outside");
+		Map<Long, Boolean> inTransaction = new ConcurrentHashMap<>();
+		java.util.function.BooleanSupplier hasTransaction = () -> {
+			try {
+				transactions.connection();
+				return true;
+			}
+			catch (IllegalStateException ex) {
+				return false;
+			}
+		};
+		AtomicInteger attempts = new AtomicInteger();
+		try (QueueWorkers workers = QueueWorkers.builder(queue).threads(2).pollInterval(Duration.ofMillis(20))
+			.transactions(transactions)
+			.subscribe(QueueSubscription.of(this.queueName, (message) -> inTransaction.put(message.id(), hasTransaction.getAsBoolean())))
+			.subscribe(QueueSubscription.of(outside, (message) -> {
+				inTransaction.put(message.id(), hasTransaction.getAsBoolean());
+				if (message.id() == failsOnce && attempts.incrementAndGet() == 1) {
+					throw new IllegalStateException("first attempt fails");
+				}
+			}).withoutTransaction())
+			.build()) {
+			workers.start();
+			Awaitility.await().atMost(Duration.ofSeconds(30))
+				.until(() -> count(MessageState.DONE) == 1 && count(MessageState.DONE, outside) == 3);
+		}
+		assertThat(inTransaction).containsEntry(inside, true)
+			.containsEntry(failsOnce, false)
+			.containsEntry(keyed, false)
+			.containsEntry(next, false);
+		assertThat(attempts).hasValue(2);
+		assertThat(queue.admin().entry(failsOnce).orElseThrow().lastError()).contains("first attempt fails");
+		assertThat(database().queryForLong("SELECT COUNT(*) FROM polling_queue_key WHERE queue = '" + outside + "'"))
+			.as("the key's count left with its last message").isZero();
+	}
+
+	/**
 	 * Issue 16, defect 10: a NUL character in a payload is refused up front with one clear message
 	 * (PostgreSQL cannot store it in text and would abort the caller's transaction), by the queue,
 	 * the delivery guard and the jobs alike; the caller's transaction goes on.

@@ -51,6 +51,7 @@ import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfigu
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -118,6 +119,20 @@ class QueueAndDeliveryAutoConfigurationTests {
 		});
 		this.runner.withUserConfiguration(MailFlow.class)
 			.run((context) -> assertThat(context.getBean(WorkQueue.class).deletesWhenDone()).as("default: kept 7 days").isFalse());
+	}
+
+	@Test
+	void aSubscriptionWithoutTransactionRunsItsHandlerOutsideTheTransactionManagersTransactions() {
+		this.runner.withUserConfiguration(FailingOnce.class, Calling.class).run((context) -> {
+			WorkQueue queue = context.getBean(WorkQueue.class);
+			long call = queue.enqueue("calls", null, "call-1");
+			long order = queue.enqueue("orders", null, "order-1");
+			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.admin().entry(call).orElseThrow().state() == MessageState.DONE
+					&& queue.admin().entry(order).orElseThrow().state() == MessageState.DONE);
+			assertThat(context.getBean(Calling.class).inTransaction).containsExactly(false);
+			// the default: the handler's insert and the completion in one transaction of the application's manager
+			assertThat(context.getBean(FailingOnce.class).inTransaction).containsExactly(true, true);
+		});
 	}
 
 	@Test
@@ -371,15 +386,32 @@ class QueueAndDeliveryAutoConfigurationTests {
 
 		final AtomicInteger calls = new AtomicInteger();
 
+		final List<Boolean> inTransaction = new CopyOnWriteArrayList<>();
+
 		@Bean
 		QueueSubscription orders(JdbcTemplate jdbc) {
 			jdbc.execute("CREATE TABLE IF NOT EXISTS processed (payload VARCHAR(100))");
 			return QueueSubscription.of("orders", (message) -> {
+				this.inTransaction.add(TransactionSynchronizationManager.isActualTransactionActive());
 				jdbc.update("INSERT INTO processed VALUES (?)", message.payload());
 				if (this.calls.incrementAndGet() == 1) {
 					throw new IllegalStateException("first attempt fails");
 				}
 			});
+		}
+
+	}
+
+	/** A handler whose work is not in the database (a web service call, say). */
+	@Configuration(proxyBeanMethods = false)
+	static class Calling {
+
+		final List<Boolean> inTransaction = new CopyOnWriteArrayList<>();
+
+		@Bean
+		QueueSubscription calls() {
+			return QueueSubscription.of("calls", (message) -> this.inTransaction
+				.add(TransactionSynchronizationManager.isActualTransactionActive())).withoutTransaction();
 		}
 
 	}
