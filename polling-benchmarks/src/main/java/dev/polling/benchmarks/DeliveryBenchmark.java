@@ -39,6 +39,8 @@ import javax.sql.DataSource;
  * <li>{@code guard x2}: two instances, each its own pool and guard;</li>
  * <li>{@code guard x1 batch10}, {@code guard x2 batch10}: the same with an idempotent destination
  * with batched claims of 10 (a crash re-sends up to 10);</li>
+ * <li>{@code guard x2 locked10}: the same destination with locked batches of 10
+ * ({@code withLockedBatches(10)}: locked, sent and recorded in one transaction, the outbox's way);</li>
  * <li>{@code outbox x2}: the common outbox loop on a table of its own, two threads: in one
  * transaction lock up to 10 pending rows ({@code FOR UPDATE SKIP LOCKED}), send them, mark them
  * delivered, commit. Cheaper, but a crash after a send and before the commit sends those rows again,
@@ -102,6 +104,7 @@ public final class DeliveryBenchmark {
 					measure(rates, round, label, "guard x2", size, () -> guard(pools, size, 2, 1, sendMillis, 1), profiled);
 					measure(rates, round, label, "guard x1 batch10 (idempotent)", size, () -> guard(pools, size, 1, 1, sendMillis, 10), profiled);
 					measure(rates, round, label, "guard x2 batch10 (idempotent)", size, () -> guard(pools, size, 2, 1, sendMillis, 10), profiled);
+					measure(rates, round, label, "guard x2 locked10 (idempotent)", size, () -> guard(pools, size, 2, 1, sendMillis, -10), profiled);
 					if (sendMillis == 0) {
 						measure(rates, round, label, "outbox x2", size, () -> outbox(pools, size, 2), profiled);
 					}
@@ -139,6 +142,11 @@ public final class DeliveryBenchmark {
 		}
 	}
 
+	/**
+	 * One guard scenario.
+	 * @param claimBatch 1: a claim per send; above 1: leased batches of that size; below 0: locked batches of
+	 * {@code -claimBatch}
+	 */
 	private static Duration guard(List<HikariDataSource> pools, int n, int instances, int threads, int sendMillis,
 			int claimBatch) throws Exception {
 		String run = "r" + System.nanoTime();
@@ -176,7 +184,8 @@ public final class DeliveryBenchmark {
 		List<DeliveryDispatcher> dispatchers = new ArrayList<>();
 		for (int i = 0; i < instances; i++) {
 			DeliveryGuard guard = DeliveryGuard.builder(pools.get(i)).instanceId("instance-" + i)
-				.destination((claimBatch > 1) ? DeliveryDestination.idempotent(DESTINATION, sender).withBatchClaims(claimBatch)
+				.destination((claimBatch < 0) ? DeliveryDestination.idempotent(DESTINATION, sender).withLockedBatches(-claimBatch)
+						: (claimBatch > 1) ? DeliveryDestination.idempotent(DESTINATION, sender).withBatchClaims(claimBatch)
 						: DeliveryDestination.of(DESTINATION, sender))
 				.listener(recorded)
 				.build();

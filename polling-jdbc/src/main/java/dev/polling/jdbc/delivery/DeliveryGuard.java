@@ -18,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -80,6 +81,12 @@ public final class DeliveryGuard {
 	 * reuses without planning, can only find the row by its primary key.
 	 */
 	private static final String SENDING = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'SENDING'";
+
+	/**
+	 * The condition of an outcome written under the row lock of a locked batch: the row is still due
+	 * (a locked batch never moves it to SENDING); written like {@link #SENDING} for the same reason.
+	 */
+	private static final String LOCKED = " WHERE id = ? AND fence = ? AND COALESCE(state, '') IN ('PENDING', 'FAILED')";
 
 	/** How many parameters {@link #bindPost} binds. */
 	private static final int POST_PARAMETERS = 5;
@@ -276,6 +283,9 @@ public final class DeliveryGuard {
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
+		if (target.lockedBatches()) {
+			return deliverLocked(target, limit, keepGoing);
+		}
 		if (target.claimBatch() > 1) {
 			return deliverBatched(target, limit, keepGoing);
 		}
@@ -382,6 +392,130 @@ public final class DeliveryGuard {
 			}
 		}
 		return attempted;
+	}
+
+	/** A send of a locked batch and its outcome: DELIVERED, FAILED or DEAD (with the failure). */
+	private record LockedOutcome(Delivery delivery, String state, @Nullable Throwable failure) {
+	}
+
+	/**
+	 * Delivers to an idempotent destination with locked batches: one transaction per batch locks up
+	 * to the batch's size of due messages, sends them one after the other and writes their outcomes
+	 * (see {@link DeliveryDestination#withLockedBatches}); listeners hear of the outcomes once they
+	 * are committed. A transaction that fails after sends leaves its batch due: sent again in a later
+	 * round, which the destination's deduplication absorbs.
+	 */
+	private int deliverLocked(DeliveryDestination target, int limit, BooleanSupplier keepGoing) {
+		String destination = target.name();
+		int attempted = 0;
+		while (attempted < limit && (attempted == 0 || keepGoing.getAsBoolean())) {
+			int size = Math.min(target.claimBatch(), limit - attempted);
+			int[] sent = new int[1];
+			List<LockedOutcome> outcomes;
+			try {
+				// never run twice: a transaction the database rolled back is not retried with its sends
+				outcomes = Sql.inTransactionOnce(this.dataSource, "send a locked batch to '" + destination + "'",
+						(connection) -> sendLocked(connection, target, size, sent));
+			}
+			catch (DataAccessFailure ex) {
+				if (sent[0] == 0) {
+					claimFailed(destination, attempted, ex);
+				}
+				else {
+					logger.warn("{} deliveries to '{}' were sent but their transaction did not commit; they are due again "
+							+ "and are sent again (idempotent destination): {}", sent[0], destination, ex.getMessage());
+				}
+				attempted += sent[0];
+				break;
+			}
+			attempted += outcomes.size();
+			for (LockedOutcome outcome : outcomes) {
+				recorded(outcome.delivery(), outcome.state(), outcome.failure());
+			}
+			if (outcomes.size() < size) {
+				break;
+			}
+		}
+		return attempted;
+	}
+
+	/** The work of one locked batch's transaction: lock, send, write the outcomes. */
+	private List<LockedOutcome> sendLocked(Connection connection, DeliveryDestination target, int size, int[] sent)
+			throws SQLException {
+		List<Delivery> batch = this.rows.lock(connection, target.name(), size, this::map);
+		List<LockedOutcome> outcomes = new ArrayList<>(batch.size());
+		List<Delivery> delivered = new ArrayList<>(batch.size());
+		for (Delivery delivery : batch) {
+			sent[0]++;
+			try {
+				target.sender().send(delivery);
+				delivered.add(delivery);
+				outcomes.add(new LockedOutcome(delivery, "DELIVERED", null));
+			}
+			catch (Exception | Error ex) {
+				// an idempotent destination: an unknown outcome is retried like a definite failure
+				boolean dead = delivery.attempt() >= delivery.maxAttempts();
+				outcomes.add(new LockedOutcome(delivery, dead ? "DEAD" : "FAILED", ex));
+			}
+		}
+		if (!delivered.isEmpty()) {
+			writeLockedDelivered(connection, delivered);
+		}
+		for (LockedOutcome outcome : outcomes) {
+			Throwable failure = outcome.failure();
+			if (failure != null) {
+				Delivery delivery = outcome.delivery();
+				long delay = outcome.state().equals("DEAD") ? 0 : this.backoff.delayAfter(delivery.attempt()).toMillis();
+				try (PreparedStatement statement = connection.prepareStatement(postSql(outcome.state(), LOCKED))) {
+					bindPost(statement, outcome.state(), Arguments.describe(failure, MAX_ERROR_LENGTH), delay, delivery);
+					expectOneRow(statement.executeUpdate(), delivery);
+				}
+			}
+		}
+		return outcomes;
+	}
+
+	/**
+	 * DELIVERED for the sent messages of a locked batch: on PostgreSQL one statement for all, elsewhere
+	 * one JDBC batch. The rows are locked by this transaction, so each must be written.
+	 */
+	private void writeLockedDelivered(Connection connection, List<Delivery> delivered) throws SQLException {
+		String set = "UPDATE " + this.table + " SET state = 'DELIVERED', owner = NULL, lease_until = NULL, available_at = "
+				+ this.time.now() + ", finished_at = " + this.time.now();
+		if (this.dialect == Dialect.POSTGRESQL) {
+			// planned per execution, as the batch DELIVERED of batched claims: with an array of ids a reused
+			// generic plan made on a nearly empty table could scan the table
+			try (Sql.Planning planning = Sql.planForActualParameters(connection);
+					PreparedStatement statement = connection.prepareStatement(set
+							+ " WHERE id = ANY(?) AND COALESCE(state, '') IN ('PENDING', 'FAILED')")) {
+				statement.setArray(1, connection.createArrayOf("bigint", delivered.stream().map(Delivery::id).toArray()));
+				int updated = statement.executeUpdate();
+				if (updated != delivered.size()) {
+					throw new SQLException("Recording " + delivered.size() + " locked deliveries as DELIVERED wrote " + updated
+							+ " rows: the batch's rows changed under its locks");
+				}
+			}
+			return;
+		}
+		try (PreparedStatement statement = connection.prepareStatement(postSql("DELIVERED", LOCKED))) {
+			for (Delivery delivery : delivered) {
+				bindPost(statement, "DELIVERED", null, 0, delivery);
+				statement.addBatch();
+			}
+			int[] counts = statement.executeBatch();
+			for (int i = 0; i < counts.length; i++) {
+				if (counts[i] != Statement.SUCCESS_NO_INFO) {
+					expectOneRow(counts[i], delivered.get(i));
+				}
+			}
+		}
+	}
+
+	private static void expectOneRow(int updated, Delivery delivery) throws SQLException {
+		if (updated != 1) {
+			throw new SQLException("Recording the outcome of locked delivery " + delivery.id() + " wrote " + updated
+					+ " rows: its row changed under its lock");
+		}
 	}
 
 	/**
@@ -577,21 +711,27 @@ public final class DeliveryGuard {
 	private void recordSafely(Delivery delivery, String state, Throwable failure, long delay, long leaseEnd) {
 		try {
 			if (post(delivery, state, Arguments.describe(failure, MAX_ERROR_LENGTH), delay, leaseEnd) == FencedWrite.APPLIED) {
-				String destination = delivery.destination();
-				switch (state) {
-					case "DEAD" -> {
-						logger.warn("Delivery {} to '{}' is dead after {} attempts: {}", delivery.id(), destination,
-								delivery.attempt(), Arguments.describe(failure, 300));
-						notify(() -> this.listener.onDead(destination));
-					}
-					case "IN_DOUBT" -> notify(() -> this.listener.onInDoubt(destination, 1));
-					default -> notify(() -> this.listener.onRetryScheduled(destination));
-				}
+				recorded(delivery, state, failure);
 			}
 		}
 		catch (DataAccessFailure ex) {
 			logger.warn("Could not record the outcome of delivery {} to '{}'; it becomes IN_DOUBT when its lease "
 					+ "expires: {}", delivery.id(), delivery.destination(), ex.getMessage());
+		}
+	}
+
+	/** Logs and tells the listener of an outcome written and committed. */
+	private void recorded(Delivery delivery, String state, @Nullable Throwable failure) {
+		String destination = delivery.destination();
+		switch (state) {
+			case "DELIVERED" -> notify(() -> this.listener.onDelivered(destination));
+			case "DEAD" -> {
+				logger.warn("Delivery {} to '{}' is dead after {} attempts: {}", delivery.id(), destination,
+						delivery.attempt(), Arguments.describe(Objects.requireNonNull(failure), 300));
+				notify(() -> this.listener.onDead(destination));
+			}
+			case "IN_DOUBT" -> notify(() -> this.listener.onInDoubt(destination, 1));
+			default -> notify(() -> this.listener.onRetryScheduled(destination));
 		}
 	}
 
@@ -655,12 +795,17 @@ public final class DeliveryGuard {
 	}
 
 	private String postSql(String state) {
+		return postSql(state, SENDING);
+	}
+
+	/** The outcome write, under the given condition ({@link #SENDING} or {@link #LOCKED}). */
+	private String postSql(String state, String condition) {
 		boolean finished = !state.equals("FAILED");
 		// an attempt counts when it failed (definitely, or with an unknown outcome), not when it was claimed
 		String counted = state.equals("DELIVERED") ? "" : "attempts = attempts + 1, ";
 		return "UPDATE " + this.table + " SET state = ?, " + counted + "owner = NULL, lease_until = NULL, last_error = COALESCE(?, "
 				+ "last_error), available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-				+ (finished ? this.time.now() : "NULL") + SENDING;
+				+ (finished ? this.time.now() : "NULL") + condition;
 	}
 
 	private static void bindPost(PreparedStatement statement, String state, @Nullable String error, long delayMillis,

@@ -52,6 +52,9 @@ public final class LeasedRows {
 
 	private final String claimSql;
 
+	/** PostgreSQL: the ready rows a claim would take, locked and read, not updated ({@link #lock}). */
+	private final String lockReadySql;
+
 	private final String[] lockSql;
 
 	private final String columns;
@@ -83,6 +86,8 @@ public final class LeasedRows {
 				+ groupColumn + " = ? AND c.state IN " + readyIn + " AND c.available_at <= " + now
 				+ " ORDER BY c.available_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED)) RETURNING "
 				+ columns;
+		this.lockReadySql = "SELECT " + columns + " FROM " + table + " WHERE " + groupColumn + " = ? AND state IN " + readyIn
+				+ " AND available_at <= " + now + " ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED";
 		String limit = DialectSql.limit(dialect, "?");
 		// H2 reads the index in order (and stops at the limit) only when ORDER BY names all its columns;
 		// MariaDB does so with ORDER BY id alone and falls back to a filesort with the longer form
@@ -277,6 +282,58 @@ public final class LeasedRows {
 
 	private <T> List<T> claimInSteps(Connection connection, String group, String owner, long leaseMillis, int limit,
 			RowMapper<T> mapper) throws SQLException {
+		List<Long> locked = lockIds(connection, group, limit);
+		if (locked.isEmpty()) {
+			return List.of();
+		}
+		String in = " WHERE id IN (" + Sql.placeholders(locked.size()) + ")";
+		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = '"
+				+ this.workingState + "', owner = ?, fence = fence + 1, lease_until = " + this.time.nowPlusMillis()
+				+ in)) {
+			statement.setString(1, owner);
+			statement.setLong(2, leaseMillis);
+			int index = 3;
+			for (Long id : locked) {
+				statement.setLong(index++, id);
+			}
+			statement.executeUpdate();
+		}
+		return read(connection, locked, mapper);
+	}
+
+	/**
+	 * Locks up to {@code limit} ready rows of a group in the connection's transaction, as a claim
+	 * would pick them, and reads them without changing them ({@code FOR UPDATE SKIP LOCKED}): they
+	 * stay in their ready state, held by the row locks until the transaction ends; other claims and
+	 * locks skip them meanwhile, and a rollback (or a lost connection) leaves them ready as they were.
+	 * @param <T> the row type
+	 * @param connection the connection, in a transaction
+	 * @param group the group
+	 * @param limit the most rows to lock
+	 * @param mapper reads a locked row
+	 * @return the locked rows (in due order on PostgreSQL, in id order on MariaDB and H2)
+	 * @throws SQLException on failure
+	 */
+	public <T> List<T> lock(Connection connection, String group, int limit, RowMapper<T> mapper) throws SQLException {
+		if (this.dialect != Dialect.POSTGRESQL) {
+			List<Long> locked = lockIds(connection, group, limit);
+			return locked.isEmpty() ? List.of() : read(connection, locked, mapper);
+		}
+		List<T> rows = new ArrayList<>(limit);
+		// planned per execution, for the same reason as a claim
+		try (Sql.Planning planning = Sql.planForActualParameters(connection);
+				PreparedStatement statement = connection.prepareStatement(this.lockReadySql)) {
+			statement.setString(1, group);
+			statement.setInt(2, limit);
+			try (ResultSet result = statement.executeQuery()) {
+				readClaimed(result, mapper, rows);
+			}
+		}
+		return rows;
+	}
+
+	/** MariaDB and H2: locks the ids of up to {@code limit} ready rows, due retries first; sorted. */
+	private List<Long> lockIds(Connection connection, String group, int limit) throws SQLException {
 		List<Long> locked = new ArrayList<>(limit);
 		for (String sql : this.lockSql) {
 			if (locked.size() == limit) {
@@ -292,36 +349,24 @@ public final class LeasedRows {
 				}
 			}
 		}
-		if (locked.isEmpty()) {
-			return List.of();
-		}
 		locked.sort(null);
-		String in = " WHERE id IN (" + Sql.placeholders(locked.size()) + ")";
-		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = '"
-				+ this.workingState + "', owner = ?, fence = fence + 1, lease_until = " + this.time.nowPlusMillis()
-				+ in)) {
-			statement.setString(1, owner);
-			statement.setLong(2, leaseMillis);
-			int index = 3;
-			for (Long id : locked) {
-				statement.setLong(index++, id);
-			}
-			statement.executeUpdate();
-		}
-		List<T> claimed = new ArrayList<>(locked.size());
-		try (PreparedStatement statement = connection
-			.prepareStatement("SELECT " + this.columns + " FROM " + this.table + in + " ORDER BY id")) {
+		return locked;
+	}
+
+	/** Reads the rows of the given ids, in id order. */
+	private <T> List<T> read(Connection connection, List<Long> ids, RowMapper<T> mapper) throws SQLException {
+		List<T> rows = new ArrayList<>(ids.size());
+		try (PreparedStatement statement = connection.prepareStatement("SELECT " + this.columns + " FROM " + this.table
+				+ " WHERE id IN (" + Sql.placeholders(ids.size()) + ") ORDER BY id")) {
 			int index = 1;
-			for (Long id : locked) {
+			for (Long id : ids) {
 				statement.setLong(index++, id);
 			}
 			try (ResultSet result = statement.executeQuery()) {
-				while (result.next()) {
-					claimed.add(mapper.map(result));
-				}
+				readClaimed(result, mapper, rows);
 			}
 		}
-		return claimed;
+		return rows;
 	}
 
 	/**

@@ -73,8 +73,28 @@ public final class Sql {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public static <T> T inTransaction(DataSource dataSource, String what, boolean planEachStatement, Work<T> work) {
+		return inTransaction(dataSource, what, planEachStatement, ATTEMPTS, work);
+	}
+
+	/**
+	 * Like {@link #inTransaction(DataSource, String, boolean, Work)}, but never runs the work twice:
+	 * for work with effects outside the database (sends), which a transaction the database rolled
+	 * back would otherwise repeat. Its statements may use generic plans.
+	 * @param <T> the result type
+	 * @param dataSource where to borrow the connection
+	 * @param what what is being done, for the failure message
+	 * @param work the work
+	 * @return the work's result
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public static <T> T inTransactionOnce(DataSource dataSource, String what, Work<T> work) {
+		return inTransaction(dataSource, what, false, 1, work);
+	}
+
+	private static <T> T inTransaction(DataSource dataSource, String what, boolean planEachStatement, int attempts,
+			Work<T> work) {
 		@Nullable SQLException last = null;
-		for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+		for (int attempt = 1; attempt <= attempts; attempt++) {
 			try (Connection connection = dataSource.getConnection()) {
 				boolean autoCommit = connection.getAutoCommit();
 				if (autoCommit) {
@@ -107,11 +127,12 @@ public final class Sql {
 					throw new DataAccessFailure("Could not " + what, ex);
 				}
 				last = ex;
-				logger.debug("{}: transaction rolled back by the database (attempt {} of {})", what, attempt, ATTEMPTS,
+				logger.debug("{}: transaction rolled back by the database (attempt {} of {})", what, attempt, attempts,
 						ex);
 			}
 		}
-		throw new DataAccessFailure("Could not " + what + " after " + ATTEMPTS + " attempts", Objects.requireNonNull(last));
+		throw new DataAccessFailure((attempts == 1) ? "Could not " + what + ": the database rolled the transaction back"
+				: "Could not " + what + " after " + attempts + " attempts", Objects.requireNonNull(last));
 	}
 
 	/**

@@ -554,6 +554,176 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			.withMessageContaining("must be between 1 and 1000 but was 1001");
 	}
 
+	/**
+	 * Locked batches: one transaction per batch (lock, sends, outcomes), so 25 messages in batches of
+	 * 10 are three commits on every database, each message sent once, none ever SENDING; the same in a
+	 * dispatcher's round.
+	 */
+	@Test
+	void lockedBatchesCommitOncePerBatchAndSendEachMessageOnce() {
+		for (boolean dispatcherRound : new boolean[] { false, true }) {
+			this.sent.clear();
+			AtomicInteger commits = new AtomicInteger();
+			CountingListener listener = new CountingListener();
+			String destination = this.destination + (dispatcherRound ? "-round" : "");
+			DeliveryGuard guard = guard("a", countingCommits(pool(), commits)).listener(listener)
+				.destination(DeliveryDestination.idempotent(destination, recording()).withLockedBatches(10))
+				.build();
+			for (int i = 0; i < 25; i++) {
+				guard.store(destination, "key-" + i, "payload " + i);
+			}
+			commits.set(0);
+			assertThat(dispatcherRound ? guard.deliverDue(10) : guard.deliverDue(destination, 1000)).isEqualTo(25);
+			assertThat(commits.get()).as("commits for 25 messages in locked batches of 10 on %s", database().dialect())
+				.isEqualTo(3);
+			assertThat(this.sent).extracting(Delivery::idempotencyKey).hasSize(25).doesNotHaveDuplicates();
+			assertThat(this.sent).extracting(Delivery::attempt).containsOnly(1);
+			assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(destination))
+				.hasSize(25);
+			assertThat(listener.delivered.sum()).isEqualTo(25);
+		}
+	}
+
+	/**
+	 * While one instance sends a locked batch, its messages stay due but locked: another instance
+	 * skips them without waiting and sends only what is not locked; each message is sent once.
+	 */
+	@Test
+	void anotherInstanceSkipsTheMessagesOfALockedBatchWhileItIsSent() throws Exception {
+		CountDownLatch sending = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		DeliveryGuard a = guard("a", pool()).destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+			this.sent.add(delivery);
+			sending.countDown();
+			if (!release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("not released");
+			}
+		}).withLockedBatches(10)).build();
+		DeliveryGuard b = guard("b", pool()).destination(DeliveryDestination.idempotent(this.destination, recording())
+			.withLockedBatches(10)).build();
+		for (int i = 1; i <= 3; i++) {
+			a.store(this.destination, "order-" + i, "confirmation");
+		}
+		java.util.concurrent.ExecutorService executor = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			java.util.concurrent.Future<Integer> first = executor.submit(() -> a.deliverDue(this.destination, 10));
+			assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(a.admin().entries(DeliveryState.PENDING, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+				.as("locked, not claimed: still due").hasSize(3);
+			a.store(this.destination, "order-4", "confirmation");
+			java.util.concurrent.Future<Integer> other = java.util.concurrent.Executors.newSingleThreadExecutor()
+				.submit(() -> b.deliverDue(this.destination, 10));
+			assertThat(other.get(20, TimeUnit.SECONDS)).as("b sends the one message not locked, without waiting").isOne();
+			release.countDown();
+			assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(3);
+		}
+		finally {
+			release.countDown();
+			executor.shutdownNow();
+		}
+		assertThat(this.sent).extracting(Delivery::idempotencyKey)
+			.containsExactlyInAnyOrder("order-1", "order-2", "order-3", "order-4");
+		assertThat(a.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(4);
+	}
+
+	/**
+	 * A locked batch whose transaction does not commit (the connection is lost at the commit, after the
+	 * sends) leaves every message of the batch due, none lost: the next round sends them again, with
+	 * the same idempotency keys, as the first attempt.
+	 */
+	@Test
+	void aLockedBatchWhoseCommitFailsIsDueAgainAndSentAgain() {
+		AtomicBoolean failCommits = new AtomicBoolean(true);
+		DeliveryGuard guard = guard("a", failingCommits(pool(), failCommits))
+			.destination(DeliveryDestination.idempotent(this.destination, recording()).withLockedBatches(10))
+			.build();
+		for (int i = 1; i <= 3; i++) {
+			guard.store(this.destination, "order-" + i, "confirmation");
+		}
+		DeliveryAdmin admin = guard("reader", pool()).build().admin();
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(3);
+		assertThat(this.sent).hasSize(3);
+		assertThat(admin.entries(DeliveryState.PENDING, 100)).filteredOn((e) -> e.destination().equals(this.destination))
+			.as("rolled back: due again").hasSize(3);
+		failCommits.set(false);
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(3);
+		assertThat(this.sent).extracting(Delivery::idempotencyKey)
+			.containsExactly("order-1", "order-2", "order-3", "order-1", "order-2", "order-3");
+		assertThat(this.sent).extracting(Delivery::attempt).containsOnly(1);
+		assertThat(admin.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.hasSize(3);
+	}
+
+	/**
+	 * In a locked batch a failed send counts an attempt and is retried after the backoff, then DEAD
+	 * after the last attempt, written in the batch's transaction; the others of the batch are DELIVERED.
+	 */
+	@Test
+	void aFailedSendInALockedBatchIsRetriedThenDeadWhileTheOthersAreDelivered() {
+		CountingListener listener = new CountingListener();
+		DeliveryGuard guard = guard("a", pool()).listener(listener).maxAttempts(2)
+			.destination(DeliveryDestination.idempotent(this.destination, (delivery) -> {
+				this.sent.add(delivery);
+				if (delivery.idempotencyKey().equals("order-2")) {
+					throw new NotDeliveredException("rejected by the destination");
+				}
+			}).withLockedBatches(10))
+			.build();
+		for (int i = 1; i <= 3; i++) {
+			guard.store(this.destination, "order-" + i, "confirmation");
+		}
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(3);
+		long failing = this.sent.get(1).id();
+		DeliveryEntry failed = guard.admin().entry(failing).orElseThrow();
+		assertThat(failed.state()).isEqualTo(DeliveryState.FAILED);
+		assertThat(failed.attempts()).isOne();
+		assertThat(failed.lastError()).contains("rejected by the destination");
+		assertThat(listener.delivered.sum()).isEqualTo(2);
+		assertThat(listener.retries.sum()).isOne();
+		Awaitility.await("the backoff passes").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+			.until(() -> guard.deliverDue(this.destination, 10) > 0);
+		DeliveryEntry dead = guard.admin().entry(failing).orElseThrow();
+		assertThat(dead.state()).isEqualTo(DeliveryState.DEAD);
+		assertThat(dead.attempts()).isEqualTo(2);
+		assertThat(listener.dead.sum()).isOne();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-1", "order-2", "order-3", "order-2");
+		assertThat(guard.admin().entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(this.destination))
+			.extracting(DeliveryEntry::idempotencyKey)
+			.containsExactlyInAnyOrder("order-1", "order-3");
+	}
+
+	@Test
+	void lockedBatchesAreRefusedForADestinationThatDoesNotDeduplicate() {
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> DeliveryDestination.of(this.destination, recording()).withLockedBatches(10))
+			.withMessageContaining("is not idempotent")
+			.withMessageContaining("locked batches")
+			.withMessageContaining("DeliveryDestination.idempotent(...)");
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> DeliveryDestination.idempotent(this.destination, recording()).withLockedBatches(0))
+			.withMessageContaining("must be between 1 and 1000 but was 0");
+	}
+
+	/** Connections whose commit fails while {@code fail} is set: rolled back, as a connection lost at the commit. */
+	private DataSource failingCommits(DataSource pool, AtomicBoolean fail) {
+		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(method, pool, args);
+					if (result instanceof Connection connection) {
+						return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+								new Class<?>[] { Connection.class }, (p, m, a) -> {
+									if (m.getName().equals("commit") && fail.get()) {
+										connection.rollback();
+										throw new SQLException("connection lost at the commit (simulated)", "08006");
+									}
+									return invoke(m, connection, a);
+								});
+					}
+					return result;
+				});
+	}
+
 	private DataSource countingCommits(DataSource pool, AtomicInteger commits) {
 		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
