@@ -324,6 +324,21 @@ public final class Sql {
 	}
 
 	/**
+	 * Whether the transaction of the library's own open on this connection can be committed by the
+	 * last statement of its work, sent with it as {@code ...; COMMIT} in one execution: PostgreSQL's
+	 * own driver, not in its {@code simple} query mode. The driver then sees the transaction ended,
+	 * and the {@code commit()} that follows sends nothing: one round trip less per transaction. Only
+	 * for transactions the library opened itself (never a caller's).
+	 * @param connection the connection, in the library's own transaction
+	 * @return whether it can
+	 * @throws SQLException if the connection cannot say
+	 */
+	public static boolean commitsWithItsLastStatement(Connection connection) throws SQLException {
+		return PgJdbc.PRESENT && !connection.getAutoCommit() && PgJdbc.isPgConnection(connection)
+				&& PgJdbc.sendsOneExecutionAsOneTransaction(connection);
+	}
+
+	/**
 	 * Whether several statements sent in one execution on this connection run as one transaction
 	 * that commits once all succeeded: PostgreSQL's own driver (pgjdbc) in auto-commit mode sends
 	 * them with one Sync, which the server runs as one implicit transaction (not in its {@code simple}

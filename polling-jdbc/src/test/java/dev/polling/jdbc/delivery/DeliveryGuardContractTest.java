@@ -628,14 +628,14 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	/**
-	 * A locked batch whose transaction does not commit (the connection is lost at the commit, after the
-	 * sends) leaves every message of the batch due, none lost: the next round sends them again, with
-	 * the same idempotency keys, as the first attempt.
+	 * A locked batch whose transaction does not commit (the connection is lost when its outcomes are
+	 * written, after the sends) leaves every message of the batch due, none lost: the next round sends
+	 * them again, with the same idempotency keys, as the first attempt.
 	 */
 	@Test
-	void aLockedBatchWhoseCommitFailsIsDueAgainAndSentAgain() {
+	void aLockedBatchWhoseOutcomesDoNotCommitIsDueAgainAndSentAgain() {
 		AtomicBoolean failCommits = new AtomicBoolean(true);
-		DeliveryGuard guard = guard("a", failingCommits(pool(), failCommits))
+		DeliveryGuard guard = guard("a", failingOutcomeWrites(pool(), failCommits))
 			.destination(DeliveryDestination.idempotent(this.destination, recording()).withLockedBatches(10))
 			.build();
 		for (int i = 1; i <= 3; i++) {
@@ -705,17 +705,19 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 			.withMessageContaining("must be between 1 and 1000 but was 0");
 	}
 
-	/** Connections whose commit fails while {@code fail} is set: rolled back, as a connection lost at the commit. */
-	private DataSource failingCommits(DataSource pool, AtomicBoolean fail) {
+	/**
+	 * Connections on which an {@code UPDATE} (in a locked batch: its outcome writes, the last of which
+	 * carries the commit on PostgreSQL) fails while {@code fail} is set, as a connection lost then.
+	 */
+	private DataSource failingOutcomeWrites(DataSource pool, AtomicBoolean fail) {
 		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
 					Object result = invoke(method, pool, args);
 					if (result instanceof Connection connection) {
 						return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
 								new Class<?>[] { Connection.class }, (p, m, a) -> {
-									if (m.getName().equals("commit") && fail.get()) {
-										connection.rollback();
-										throw new SQLException("connection lost at the commit (simulated)", "08006");
+									if (m.getName().equals("prepareStatement") && ((String) a[0]).startsWith("UPDATE") && fail.get()) {
+										throw new SQLException("connection lost writing the outcomes (simulated)", "08006");
 									}
 									return invoke(m, connection, a);
 								});

@@ -78,6 +78,32 @@ class PostgresRoundTripsTest {
 		assertThat(this.database.queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE state = 'DELIVERED'")).isEqualTo(25);
 	}
 
+	/**
+	 * A locked batch is two executions: the locking read (with the {@code BEGIN} the driver sends
+	 * before it), and the batch's {@code DELIVERED} sent with the {@code COMMIT}; the library's
+	 * {@code commit()} then finds nothing to send.
+	 */
+	@Test
+	void aLockedBatchIsTwoExecutionsTheLastWithItsCommit() {
+		DeliveryGuard guard = DeliveryGuard.builder(this.log.dataSource()).instanceId("a")
+			.destination(DeliveryDestination.idempotent("locked", this.sent::add).withLockedBatches(10))
+			.build();
+		for (int i = 0; i < 20; i++) {
+			guard.store("locked", "locked-" + i, "payload");
+		}
+		this.log.clear();
+		assertThat(guard.deliverDue("locked", 20)).isEqualTo(20);
+		List<String> statements = this.log.statements();
+		assertThat(statements).hasSize(4);
+		for (int batch = 0; batch < 2; batch++) {
+			assertThat(statements.get(2 * batch)).startsWith("SELECT id, destination").endsWith("FOR UPDATE SKIP LOCKED");
+			assertThat(statements.get(2 * batch + 1)).startsWith("UPDATE polling_delivery SET state = 'DELIVERED'")
+				.endsWith("; COMMIT");
+		}
+		assertThat(this.sent).hasSize(20);
+		assertThat(this.database.queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE state = 'DELIVERED'")).isEqualTo(20);
+	}
+
 	@Test
 	void aQueueClaimIsOneStatementCommittedByItself() {
 		WorkQueue queue = WorkQueue.builder(this.log.dataSource()).dialect(Dialect.POSTGRESQL).instanceId("a").build();
