@@ -486,11 +486,10 @@ public final class DeliveryGuard {
 				+ this.time.now() + ", finished_at = " + this.time.now();
 		if (this.dialect == Dialect.POSTGRESQL) {
 			String commit = Sql.commitsWithItsLastStatement(connection) ? "; COMMIT" : "";
-			// planned per execution, as the batch DELIVERED of batched claims: with an array of ids a reused
-			// generic plan made on a nearly empty table could scan the table
-			try (Sql.Planning planning = Sql.planForActualParameters(connection);
-					PreparedStatement statement = connection.prepareStatement(set
-							+ " WHERE id = ANY(?) AND COALESCE(state, '') IN ('PENDING', 'FAILED')" + commit)) {
+			// may run on a reused generic plan: the locking read turned sequential scans off for this
+			// transaction, so that plan goes by primary key (LeasedRows.lock)
+			try (PreparedStatement statement = connection.prepareStatement(set
+					+ " WHERE id = ANY(?) AND COALESCE(state, '') IN ('PENDING', 'FAILED')" + commit)) {
 				statement.setArray(1, connection.createArrayOf("bigint", delivered.stream().map(Delivery::id).toArray()));
 				statement.execute();
 				int updated = statement.getUpdateCount();

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -43,6 +44,9 @@ import org.jspecify.annotations.Nullable;
 public final class LeasedRows {
 
 	private static final int CHUNK = 500;
+
+	/** For the rest of the transaction: plans that avoid sequential scans ({@link #lock}). */
+	public static final String INDEXES_ONLY = "SET LOCAL enable_seqscan = off";
 
 	private final Dialect dialect;
 
@@ -306,6 +310,8 @@ public final class LeasedRows {
 	 * would pick them, and reads them without changing them ({@code FOR UPDATE SKIP LOCKED}): they
 	 * stay in their ready state, held by the row locks until the transaction ends; other claims and
 	 * locks skip them meanwhile, and a rollback (or a lost connection) leaves them ready as they were.
+	 * On PostgreSQL the transaction plans without sequential scans from here on ({@link #INDEXES_ONLY}):
+	 * its statements may then run on reused generic plans, which can only go through indexes.
 	 * @param <T> the row type
 	 * @param connection the connection, in a transaction
 	 * @param group the group
@@ -320,12 +326,29 @@ public final class LeasedRows {
 			return locked.isEmpty() ? List.of() : read(connection, locked, mapper);
 		}
 		List<T> rows = new ArrayList<>(limit);
-		// planned per execution, for the same reason as a claim
-		try (Sql.Planning planning = Sql.planForActualParameters(connection);
-				PreparedStatement statement = connection.prepareStatement(this.lockReadySql)) {
+		// Not planned per execution, unlike a claim: the transaction turns sequential scans off first
+		// (SET LOCAL, for this transaction alone), so that the plan the server makes once and reuses for
+		// this statement, and for the transaction's writes by id, goes through an index whatever the
+		// statistics said when it was made (a generic plan made on a nearly empty table would otherwise
+		// scan the table, and keep doing so as it grows). With PostgreSQL's own driver the setting goes
+		// with the read in one round trip.
+		boolean together = PgJdbc.PRESENT && PgJdbc.isPgConnection(connection);
+		if (!together) {
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(INDEXES_ONLY);
+			}
+		}
+		try (PreparedStatement statement = connection.prepareStatement(together ? INDEXES_ONLY + "; " + this.lockReadySql
+				: this.lockReadySql)) {
 			statement.setString(1, group);
 			statement.setInt(2, limit);
-			try (ResultSet result = statement.executeQuery()) {
+			statement.execute();
+			while (statement.getResultSet() == null) {
+				if (!statement.getMoreResults() && statement.getUpdateCount() == -1) {
+					throw new SQLException("The locking read returned no rows: " + this.lockReadySql);
+				}
+			}
+			try (ResultSet result = statement.getResultSet()) {
 				readClaimed(result, mapper, rows);
 			}
 		}

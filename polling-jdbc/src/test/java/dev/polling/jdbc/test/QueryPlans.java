@@ -122,6 +122,19 @@ public final class QueryPlans {
 	 * @throws SQLException if the database refuses
 	 */
 	public static String genericPlan(TestDatabase database, String sql) throws SQLException {
+		return genericPlan(database, sql, new String[0]);
+	}
+
+	/**
+	 * Like {@link #genericPlan(TestDatabase, String)}, in a transaction that first runs the given
+	 * settings (e.g. {@code SET LOCAL ...}, as the library's own transaction does); rolled back.
+	 * @param database a PostgreSQL database
+	 * @param sql the statement with {@code ?} parameters, as the library prepares it
+	 * @param settings statements to run first in the same transaction
+	 * @return the plan's text
+	 * @throws SQLException if the database refuses
+	 */
+	public static String genericPlan(TestDatabase database, String sql, String... settings) throws SQLException {
 		StringBuilder numbered = new StringBuilder();
 		int parameter = 0;
 		for (char c : sql.toCharArray()) {
@@ -136,10 +149,20 @@ public final class QueryPlans {
 		String url = database.url() + (database.url().contains("?") ? "&" : "?") + "preferQueryMode=simple";
 		StringBuilder plan = new StringBuilder();
 		try (Connection connection = java.sql.DriverManager.getConnection(url, database.username(), database.password());
-				java.sql.Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery("EXPLAIN (GENERIC_PLAN) " + numbered)) {
-			while (result.next()) {
-				plan.append(result.getString(1)).append('\n');
+				java.sql.Statement statement = connection.createStatement()) {
+			connection.setAutoCommit(false);
+			try {
+				for (String setting : settings) {
+					statement.execute(setting);
+				}
+				try (ResultSet result = statement.executeQuery("EXPLAIN (GENERIC_PLAN) " + numbered)) {
+					while (result.next()) {
+						plan.append(result.getString(1)).append('\n');
+					}
+				}
+			}
+			finally {
+				connection.rollback();
 			}
 		}
 		return plan.toString();
