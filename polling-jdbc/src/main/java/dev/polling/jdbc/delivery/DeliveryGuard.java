@@ -25,7 +25,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -124,6 +127,17 @@ public final class DeliveryGuard {
 	private final String batchDelivered;
 
 	private final DeliveryAdmin admin;
+
+	/** Numbers this guard's claims: each writes {@link #owner} + {@code #} + its number as the rows' owner. */
+	private final AtomicLong claims = new AtomicLong();
+
+	/**
+	 * The owners of claims whose answer this guard never got (the call failed, e.g. the connection was
+	 * lost after the server had committed): rows such a claim took were never handed to a sender, and
+	 * are released at the next round ({@link #releaseUnansweredClaims}) instead of waiting out their
+	 * lease and ending IN_DOUBT though never sent.
+	 */
+	private final Set<String> unanswered = ConcurrentHashMap.newKeySet();
 
 	private DeliveryGuard(Builder builder, Dialect dialect) {
 		this.dataSource = builder.dataSource;
@@ -283,6 +297,9 @@ public final class DeliveryGuard {
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
+		if (!this.unanswered.isEmpty()) {
+			releaseUnansweredClaims();
+		}
 		if (target.lockedBatches()) {
 			return deliverLocked(target, limit, keepGoing);
 		}
@@ -298,8 +315,8 @@ public final class DeliveryGuard {
 				long claimedAt = System.nanoTime();
 				List<Delivery> claimed;
 				try {
-					claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), 1,
-							this::map);
+					claimed = claiming((owner) -> this.rows.claim(this.dataSource, destination, owner,
+							this.leaseTime.toMillis(), 1, this::map));
 				}
 				catch (DataAccessFailure ex) {
 					claimFailed(destination, attempted, ex);
@@ -351,8 +368,8 @@ public final class DeliveryGuard {
 			if (claimed == null) {
 				long claimedAt = System.nanoTime();
 				try {
-					claimed = this.rows.claim(this.dataSource, destination, this.owner, this.leaseTime.toMillis(), size,
-							this::map);
+					claimed = claiming((owner) -> this.rows.claim(this.dataSource, destination, owner,
+							this.leaseTime.toMillis(), size, this::map));
 				}
 				catch (DataAccessFailure ex) {
 					claimFailed(destination, attempted, ex);
@@ -547,12 +564,12 @@ public final class DeliveryGuard {
 		Outcome outcome;
 		String what = "record " + delivered.size() + " deliveries" + (combined ? " and claim the next" : "");
 		try {
-			outcome = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> {
+			outcome = untilLeaseEnd(leaseEnd, delivered.size() + " deliveries", () -> claiming((owner) -> {
 				// PostgreSQL's driver: one statement for the batch, sent with the next claim in one round trip
 				@Nullable Outcome both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
 					LeasedRows.WriteAndClaim<Delivery> done = this.rows.writeAndClaim(connection,
 							this.batchDelivered, 3, (statement) -> bindDelivered(statement, delivered),
-							destination, this.owner, this.leaseTime.toMillis(), combined ? claimNext : 0, this::map);
+							destination, owner, this.leaseTime.toMillis(), combined ? claimNext : 0, this::map);
 					if (done == null) {
 						return null;
 					}
@@ -575,11 +592,11 @@ public final class DeliveryGuard {
 						}
 						counts = statement.executeBatch();
 					}
-					List<Delivery> next = combined ? this.rows.claim(connection, destination, this.owner,
+					List<Delivery> next = combined ? this.rows.claim(connection, destination, owner,
 							this.leaseTime.toMillis(), claimNext, this::map) : null;
 					return new Outcome(counts, next);
 				});
-			});
+			}));
 		}
 		catch (DataAccessFailure ex) {
 			logger.warn("{} deliveries to '{}' were sent but recording them failed until their lease ran out; they are "
@@ -685,33 +702,84 @@ public final class DeliveryGuard {
 		String sql = postSql("DELIVERED");
 		String what = "record delivery " + delivery.id() + " and claim the next";
 		try {
-			// PostgreSQL's driver: both in one round trip, one implicit transaction
-			@Nullable RecordedAndClaimed both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
-				LeasedRows.WriteAndClaim<Delivery> done = this.rows.writeAndClaim(connection, sql, POST_PARAMETERS,
-						(statement) -> bindPost(statement, "DELIVERED", null, 0, delivery), delivery.destination(), this.owner,
-						this.leaseTime.toMillis(), 1, this::map);
-				return (done != null) ? new RecordedAndClaimed((done.updated() == 1) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
-						done.claimed().isEmpty() ? null : done.claimed().get(0)) : null;
-			});
-			if (both != null) {
-				return both;
-			}
-			// elsewhere: a transaction of the library's own
-			return Sql.inTransaction(this.dataSource, what, false, (connection) -> {
-				int updated;
-				try (PreparedStatement statement = connection.prepareStatement(sql)) {
-					bindPost(statement, "DELIVERED", null, 0, delivery);
-					updated = statement.executeUpdate();
-				}
-				List<Delivery> next = this.rows.claim(connection, delivery.destination(), this.owner, this.leaseTime.toMillis(), 1,
-						this::map);
-				return new RecordedAndClaimed((updated == 1) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
-						next.isEmpty() ? null : next.get(0));
-			});
+			return claiming((owner) -> recordDeliveredAndClaimNext(delivery, sql, what, owner));
 		}
 		catch (DataAccessFailure ex) {
 			logger.debug("Recording delivery {} together with the next claim failed; recording it alone", delivery.id(), ex);
 			return null;
+		}
+	}
+
+	private RecordedAndClaimed recordDeliveredAndClaimNext(Delivery delivery, String sql, String what, String owner) {
+		// PostgreSQL's driver: both in one round trip, one implicit transaction
+		@Nullable RecordedAndClaimed both = Sql.inOneStatement(this.dataSource, what, (connection) -> {
+			LeasedRows.WriteAndClaim<Delivery> done = this.rows.writeAndClaim(connection, sql, POST_PARAMETERS,
+					(statement) -> bindPost(statement, "DELIVERED", null, 0, delivery), delivery.destination(), owner,
+					this.leaseTime.toMillis(), 1, this::map);
+			return (done != null) ? new RecordedAndClaimed((done.updated() == 1) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
+					done.claimed().isEmpty() ? null : done.claimed().get(0)) : null;
+		});
+		if (both != null) {
+			return both;
+		}
+		// elsewhere: a transaction of the library's own
+		return Sql.inTransaction(this.dataSource, what, false, (connection) -> {
+			int updated;
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				bindPost(statement, "DELIVERED", null, 0, delivery);
+				updated = statement.executeUpdate();
+			}
+			List<Delivery> next = this.rows.claim(connection, delivery.destination(), owner, this.leaseTime.toMillis(), 1,
+					this::map);
+			return new RecordedAndClaimed((updated == 1) ? FencedWrite.APPLIED : FencedWrite.REJECTED,
+					next.isEmpty() ? null : next.get(0));
+		});
+	}
+
+	/**
+	 * Runs a call that claims rows under an owner of its own (this guard's owner and the claim's
+	 * number); when the call fails, that owner is remembered: the database may have committed the
+	 * claim without this guard learning which rows it took.
+	 */
+	private <T> T claiming(java.util.function.Function<String, T> call) {
+		String owner = this.owner + "#" + this.claims.incrementAndGet();
+		try {
+			return call.apply(owner);
+		}
+		catch (RuntimeException | Error ex) {
+			this.unanswered.add(owner);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Releases the rows of claims whose answer was lost ({@link #unanswered}): still SENDING under such a
+	 * claim's owner, they were never sent, so they are due again at once, in their old place (FAILED if
+	 * tried before, else PENDING), their fence moved on. While the database is still unreachable they
+	 * are tried at the next round.
+	 */
+	private void releaseUnansweredClaims() {
+		for (String owner : List.copyOf(this.unanswered)) {
+			int released;
+			try {
+				released = Sql.inOneStatement(this.dataSource, "release the rows of an unanswered claim", (connection) -> {
+					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+							+ " SET state = CASE WHEN attempts > 0 THEN 'FAILED' ELSE 'PENDING' END, owner = NULL, "
+							+ "lease_until = NULL, fence = fence + 1 WHERE state = 'SENDING' AND owner = ?")) {
+						statement.setString(1, owner);
+						return statement.executeUpdate();
+					}
+				});
+			}
+			catch (DataAccessFailure ex) {
+				logger.debug("Could not release the rows of the unanswered claim {} yet", owner, ex);
+				return;
+			}
+			this.unanswered.remove(owner);
+			if (released > 0) {
+				logger.info("Released {} delivery(ies) of {} claimed by a claim whose answer was lost ({}): never sent, "
+						+ "due again", released, this.table, owner);
+			}
 		}
 	}
 
@@ -934,7 +1002,8 @@ public final class DeliveryGuard {
 	}
 
 	/**
-	 * The owner id written into claimed rows.
+	 * The owner id of this guard; each claim writes it into its rows followed by {@code #} and the
+	 * claim's number.
 	 * @return the owner id
 	 */
 	public String owner() {

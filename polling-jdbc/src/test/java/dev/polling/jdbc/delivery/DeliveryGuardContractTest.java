@@ -706,51 +706,128 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 	}
 
 	/**
+	 * A claim the database committed but whose answer was lost (the connection broke after the
+	 * commit, as when the server goes down at that moment) leaves its message SENDING under a claim
+	 * the guard never saw. Found by the outage test on MariaDB: the message waited out its lease and
+	 * ended IN_DOUBT though it had never been sent. The next round releases it instead: sent once,
+	 * DELIVERED, no lease waited for (an hour here), nothing in doubt. Both the lone claim and the
+	 * claim sent with the previous message's outcome.
+	 */
+	@Test
+	void aClaimWhoseAnswerWasLostIsReleasedAndItsMessageSentOnceWithoutWaitingForTheLease() {
+		DeliveryAdmin admin = guard("reader", pool()).build().admin();
+		for (int lost : new int[] { 1, 2 }) {
+			this.sent.clear();
+			String destination = this.destination + "-" + lost;
+			AtomicInteger claimsBeforeTheLostOne = new AtomicInteger(lost - 1);
+			DeliveryGuard guard = guard("a", losingClaimAnswers(pool(), claimsBeforeTheLostOne)).leaseTime(Duration.ofHours(1))
+				.destination(DeliveryDestination.of(destination, recording()))
+				.build();
+			guard.store(destination, "order-1", "confirmation");
+			guard.store(destination, "order-2", "confirmation");
+			if (lost == 1) {
+				// the round's first claim: the round fails
+				org.assertj.core.api.Assertions.assertThatExceptionOfType(dev.polling.jdbc.DataAccessFailure.class)
+					.isThrownBy(() -> guard.deliverDue(destination, 10));
+				assertThat(this.sent).isEmpty();
+			}
+			else {
+				// the claim sent with order-1's outcome: order-1 is recorded, the round ends
+				assertThat(guard.deliverDue(destination, 10)).isOne();
+				assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-1");
+			}
+			assertThat(admin.entries(DeliveryState.SENDING, 100)).filteredOn((e) -> e.destination().equals(destination))
+				.as("claimed, committed, unknown to the guard").hasSize(1);
+			assertThat(guard.deliverDue(destination, 10)).isEqualTo(3 - lost);
+			assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("order-1", "order-2");
+			assertThat(admin.entries(DeliveryState.DELIVERED, 1000)).filteredOn((e) -> e.destination().equals(destination))
+				.hasSize(2);
+			assertThat(admin.entries(DeliveryState.IN_DOUBT, 100)).filteredOn((e) -> e.destination().equals(destination))
+				.isEmpty();
+		}
+	}
+
+	/**
+	 * Connections that lose the answer of one claim after the database committed it: the claim
+	 * after {@code before} more, either a statement committed by itself (PostgreSQL) or the commit
+	 * of the transaction it ran in (MariaDB, H2), throws as a connection lost then.
+	 */
+	private DataSource losingClaimAnswers(DataSource pool, AtomicInteger before) {
+		return intercepting(pool, (connection) -> {
+			AtomicBoolean claimInTransaction = new AtomicBoolean();
+			return (p, m, a) -> {
+				if (m.getName().equals("commit") && claimInTransaction.getAndSet(false)) {
+					connection.commit();
+					if (before.getAndDecrement() == 0) {
+						throw new SQLException("connection lost after the commit (simulated)", "08006");
+					}
+					return null;
+				}
+				Object made = invoke(m, connection, a);
+				if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("SET state = 'SENDING'")) {
+					java.sql.PreparedStatement statement = (java.sql.PreparedStatement) made;
+					return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+							new Class<?>[] { java.sql.PreparedStatement.class }, (sp, sm, sa) -> {
+								boolean autoCommit = connection.getAutoCommit();
+								Object result = invoke(sm, statement, sa);
+								if (sm.getName().startsWith("execute")) {
+									if (!autoCommit) {
+										claimInTransaction.set(true);
+									}
+									else if (before.getAndDecrement() == 0) {
+										throw new SQLException("connection lost after the commit (simulated)", "08006");
+									}
+								}
+								return result;
+							});
+				}
+				return made;
+			};
+		});
+	}
+
+	/**
 	 * Connections on which an {@code UPDATE} (in a locked batch: its outcome writes, the last of which
 	 * carries the commit on PostgreSQL) fails while {@code fail} is set, as a connection lost then.
 	 */
 	private DataSource failingOutcomeWrites(DataSource pool, AtomicBoolean fail) {
-		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-					Object result = invoke(method, pool, args);
-					if (result instanceof Connection connection) {
-						return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-								new Class<?>[] { Connection.class }, (p, m, a) -> {
-									if (m.getName().equals("prepareStatement") && ((String) a[0]).startsWith("UPDATE") && fail.get()) {
-										throw new SQLException("connection lost writing the outcomes (simulated)", "08006");
-									}
-									return invoke(m, connection, a);
-								});
-					}
-					return result;
-				});
+		return intercepting(pool, (connection) -> (p, m, a) -> {
+			if (m.getName().equals("prepareStatement") && ((String) a[0]).startsWith("UPDATE") && fail.get()) {
+				throw new SQLException("connection lost writing the outcomes (simulated)", "08006");
+			}
+			return invoke(m, connection, a);
+		});
 	}
 
 	private DataSource countingCommits(DataSource pool, AtomicInteger commits) {
+		return intercepting(pool, (connection) -> (p, m, a) -> {
+			if (m.getName().equals("commit")) {
+				commits.incrementAndGet();
+			}
+			Object made = invoke(m, connection, a);
+			if (made instanceof java.sql.PreparedStatement statement) {
+				// a statement run in auto-commit mode is a transaction of its own: a commit
+				return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { java.sql.PreparedStatement.class }, (sp, sm, sa) -> {
+							if (sm.getName().startsWith("execute") && connection.getAutoCommit()) {
+								commits.incrementAndGet();
+							}
+							return invoke(sm, statement, sa);
+						});
+			}
+			return made;
+		});
+	}
+
+	/** The pool, each of its connections behind the handler made for it. */
+	private DataSource intercepting(DataSource pool,
+			java.util.function.Function<Connection, java.lang.reflect.InvocationHandler> handler) {
 		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
 					Object result = invoke(method, pool, args);
-					if (result instanceof Connection connection) {
-						return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-								new Class<?>[] { Connection.class }, (p, m, a) -> {
-									if (m.getName().equals("commit")) {
-										commits.incrementAndGet();
-									}
-									Object made = invoke(m, connection, a);
-									if (made instanceof java.sql.PreparedStatement statement) {
-										// a statement run in auto-commit mode is a transaction of its own: a commit
-										return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-												new Class<?>[] { java.sql.PreparedStatement.class }, (sp, sm, sa) -> {
-													if (sm.getName().startsWith("execute") && connection.getAutoCommit()) {
-														commits.incrementAndGet();
-													}
-													return invoke(sm, statement, sa);
-												});
-									}
-									return made;
-								});
-					}
-					return result;
+					return (result instanceof Connection connection) ? java.lang.reflect.Proxy.newProxyInstance(
+							getClass().getClassLoader(), new Class<?>[] { Connection.class }, handler.apply(connection))
+							: result;
 				});
 	}
 
