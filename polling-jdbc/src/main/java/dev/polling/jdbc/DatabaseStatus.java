@@ -4,8 +4,12 @@ import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -31,6 +35,24 @@ public final class DatabaseStatus {
 
 	private static final int MAX_ERROR_LENGTH = 300;
 
+	/** The part name the queue workers' claim rounds report under. */
+	public static final String QUEUE_WORKERS = "queue workers";
+
+	/** The part name the delivery dispatcher's rounds report under. */
+	public static final String DELIVERY_DISPATCHER = "delivery dispatcher";
+
+	/** The part name the job dispatcher's dispatch rounds report under (on the instance that dispatches). */
+	public static final String JOB_DISPATCHER = "job dispatcher";
+
+	/**
+	 * The part name a database coordinator's decisions for a cluster report under.
+	 * @param clusterId the cluster (or role) id
+	 * @return {@code "coordination of cluster '<id>'"}
+	 */
+	public static String coordinationOf(String clusterId) {
+		return "coordination of cluster '" + clusterId + "'";
+	}
+
 	private final String name;
 
 	private final Object lock = new Object();
@@ -43,6 +65,9 @@ public final class DatabaseStatus {
 	private volatile @Nullable String lastError;
 
 	private final AtomicLong outages = new AtomicLong();
+
+	/** The latest outage, kept after it ended: when it began and ended, and when each part resumed. */
+	private volatile @Nullable OutageRecord lastOutage;
 
 	/**
 	 * Creates the status of one instance, available until a connection failure is reported.
@@ -73,6 +98,7 @@ public final class DatabaseStatus {
 				if (this.unavailableSince == null) {
 					this.outageStartedNanos = System.nanoTime();
 					this.unavailableSince = Instant.now();
+					this.lastOutage = new OutageRecord(this.outageStartedNanos, this.unavailableSince);
 					this.outages.incrementAndGet();
 					logger.warn("The database of {} is unavailable ({} failed: {}); the database parts keep trying by "
 							+ "themselves", this.name, part, error);
@@ -98,6 +124,26 @@ public final class DatabaseStatus {
 	 * @param startedNanos {@link #roundStarted()} taken before the round's first statement
 	 */
 	public void succeeded(long startedNanos) {
+		endOutage(startedNanos);
+	}
+
+	/**
+	 * Reports a round of a named part that reached the database: as {@link #succeeded(long)}, and
+	 * the part's first success after an outage is kept in {@link #lastOutage()}, so that an operator
+	 * (and a test) sees when each part resumed.
+	 * @param part the part, e.g. {@code "queue workers"}; a handful of fixed names per instance
+	 * @param startedNanos {@link #roundStarted()} taken before the round's first statement
+	 */
+	public void succeeded(String part, long startedNanos) {
+		Objects.requireNonNull(part, "part must not be null");
+		OutageRecord outage = this.lastOutage;
+		if (outage != null && startedNanos - outage.startedNanos >= 0 && !outage.resumed.containsKey(part)) {
+			outage.resumed.putIfAbsent(part, Instant.now());
+		}
+		endOutage(startedNanos);
+	}
+
+	private void endOutage(long startedNanos) {
 		if (this.unavailableSince == null) {
 			return;
 		}
@@ -106,6 +152,10 @@ public final class DatabaseStatus {
 			if (since != null && startedNanos - this.outageStartedNanos >= 0) {
 				this.unavailableSince = null;
 				this.lastError = null;
+				OutageRecord outage = this.lastOutage;
+				if (outage != null) {
+					outage.ended = Instant.now();
+				}
 				logger.info("The database of {} is available again after {} ms", this.name,
 						Math.max(0, Duration.between(since, Instant.now()).toMillis()));
 			}
@@ -137,11 +187,64 @@ public final class DatabaseStatus {
 	}
 
 	/**
+	 * The latest outage, also after it ended: when it began, when it ended (the first round of any
+	 * part that began after it and reached the database) and when each part that reports its name
+	 * ({@link #succeeded(String, long)}) first reached the database again. A part missing from
+	 * {@link Outage#resumed()} has not completed a round since the outage began.
+	 * @return the latest outage, empty if there was none
+	 */
+	public Optional<Outage> lastOutage() {
+		OutageRecord outage = this.lastOutage;
+		if (outage == null) {
+			return Optional.empty();
+		}
+		return Optional.of(new Outage(outage.began, outage.ended, Collections.unmodifiableMap(new TreeMap<>(outage.resumed))));
+	}
+
+	/**
 	 * How many outages began since this status was created.
 	 * @return the count
 	 */
 	public long outages() {
 		return this.outages.get();
+	}
+
+	/**
+	 * An outage as {@link #lastOutage()} reports it.
+	 * @param began its first connection failure
+	 * @param ended the first round that reached the database after it began, {@code null} while it lasts
+	 * @param resumed per part, the end of its first round that began after the outage began and
+	 * reached the database, sorted by part
+	 */
+	public record Outage(Instant began, @Nullable Instant ended, Map<String, Instant> resumed) {
+
+		/**
+		 * How long after the outage ended a part resumed.
+		 * @param part the part
+		 * @return the time from the outage's end to the part's first success, empty if either has not happened
+		 */
+		public Optional<Duration> resumedAfterEnd(String part) {
+			Instant at = this.resumed.get(part);
+			return (at != null && this.ended != null) ? Optional.of(Duration.between(this.ended, at)) : Optional.empty();
+		}
+
+	}
+
+	private static final class OutageRecord {
+
+		final long startedNanos;
+
+		final Instant began;
+
+		volatile @Nullable Instant ended;
+
+		final Map<String, Instant> resumed = new ConcurrentHashMap<>();
+
+		OutageRecord(long startedNanos, Instant began) {
+			this.startedNanos = startedNanos;
+			this.began = began;
+		}
+
 	}
 
 	@Override

@@ -58,6 +58,40 @@ class DatabaseStatusTest {
 	}
 
 	@Test
+	void theLastOutageKeepsWhenEachPartFirstReachedTheDatabaseAgain() {
+		DatabaseStatus status = new DatabaseStatus("instance-a");
+		assertThat(status.lastOutage()).isEmpty();
+		long before = status.roundStarted();
+		status.failed("claiming messages", CONNECTION_LOST);
+		// a round that began before the outage says nothing about a part's resumption
+		status.succeeded(DatabaseStatus.DELIVERY_DISPATCHER, before);
+		assertThat(status.lastOutage()).hasValueSatisfying((outage) -> {
+			assertThat(outage.ended()).isNull();
+			assertThat(outage.resumed()).isEmpty();
+		});
+		status.succeeded(DatabaseStatus.QUEUE_WORKERS, status.roundStarted());
+		DatabaseStatus.Outage ended = status.lastOutage().orElseThrow();
+		assertThat(ended.ended()).isNotNull();
+		assertThat(ended.resumed()).containsOnlyKeys(DatabaseStatus.QUEUE_WORKERS);
+		// after the outage ended: another part's first success is still recorded, later ones are not
+		status.succeeded(DatabaseStatus.DELIVERY_DISPATCHER, status.roundStarted());
+		java.time.Instant firstDelivery = status.lastOutage().orElseThrow().resumed().get(DatabaseStatus.DELIVERY_DISPATCHER);
+		status.succeeded(DatabaseStatus.DELIVERY_DISPATCHER, status.roundStarted());
+		DatabaseStatus.Outage outage = status.lastOutage().orElseThrow();
+		assertThat(outage.resumed()).containsOnlyKeys(DatabaseStatus.QUEUE_WORKERS, DatabaseStatus.DELIVERY_DISPATCHER);
+		assertThat(outage.resumed().get(DatabaseStatus.DELIVERY_DISPATCHER)).isEqualTo(firstDelivery);
+		assertThat(outage.resumedAfterEnd(DatabaseStatus.DELIVERY_DISPATCHER)).hasValueSatisfying(
+				(after) -> assertThat(after.isNegative()).isFalse());
+		assertThat(outage.resumedAfterEnd(DatabaseStatus.JOB_DISPATCHER)).isEmpty();
+		// a new outage starts a new record
+		status.failed("claiming messages", CONNECTION_LOST);
+		assertThat(status.lastOutage()).hasValueSatisfying((next) -> {
+			assertThat(next.began()).isAfterOrEqualTo(outage.began());
+			assertThat(next.resumed()).isEmpty();
+		});
+	}
+
+	@Test
 	void failuresThatDoNotShowTheDatabaseUnreachableStartNoOutage() {
 		DatabaseStatus status = new DatabaseStatus("instance-a");
 		assertThat(status.failed("claiming messages", new SQLTimeoutException("statement timeout", "57014")))

@@ -209,7 +209,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				}
 				this.lastFailure.remove(cluster.id());
 				if (this.status != null) {
-					this.status.succeeded(started);
+					this.status.succeeded(DatabaseStatus.coordinationOf(cluster.id()), started);
 				}
 				return claim;
 			}

@@ -204,7 +204,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 				long started = this.status.roundStarted();
 				// a round ends early when the dispatcher stops: what is under way is recorded, nothing more claimed
 				attempted = this.guard.deliverDue(this.batchSize, () -> this.running);
-				this.status.succeeded(started);
+				this.status.succeeded(DatabaseStatus.DELIVERY_DISPATCHER, started);
 				if (this.failing.compareAndSet(true, false) && this.failureLogged) {
 					this.failureLogged = false;
 					logger.info("Delivering outgoing messages works again");

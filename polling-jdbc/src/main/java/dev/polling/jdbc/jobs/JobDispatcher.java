@@ -162,7 +162,7 @@ public final class JobDispatcher implements AutoCloseable {
 		do {
 			long started = this.status.roundStarted();
 			result = this.scheduler.dispatchDue(this.queue, this.batchSize, check);
-			this.status.succeeded(started);
+			this.status.succeeded(DatabaseStatus.JOB_DISPATCHER, started);
 			this.observer.accept(result);
 		}
 		while (result.dispatched() >= this.batchSize);

@@ -266,7 +266,7 @@ public final class QueueWorkers implements AutoCloseable {
 					claimedAny |= !claimed.isEmpty();
 				}
 				next = (next + 1) % names.size();
-				this.status.succeeded(started);
+				this.status.succeeded(DatabaseStatus.QUEUE_WORKERS, started);
 				if (this.fetchFailing) {
 					this.fetchFailing = false;
 					if (this.fetchFailureLogged) {
