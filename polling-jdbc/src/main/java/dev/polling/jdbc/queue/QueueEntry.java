@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * @param state the state
  * @param attempts attempts made so far
  * @param maxAttempts attempts allowed
- * @param owner the instance holding it (IN_PROGRESS), or {@code null}
+ * @param owner the claim holding it (IN_PROGRESS): the {@link WorkQueue#owner() owner} of the instance's queue, {@code #}
+ * and the claim's number; otherwise {@code null}
  * @param enqueuedAt when it was enqueued (database time)
  * @param lastError the last failure (exception class and message, cut to 1000 characters), or
  * {@code null}

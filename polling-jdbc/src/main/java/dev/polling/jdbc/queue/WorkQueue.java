@@ -31,6 +31,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -107,6 +109,16 @@ public final class WorkQueue {
 	private final DatabaseTime time;
 
 	private final String owner;
+
+	/** Numbers this queue's claims: each writes {@link #owner} + {@code #} + its number as the rows' owner. */
+	private final AtomicLong claims = new AtomicLong();
+
+	/**
+	 * The owners of claims whose answer never came (the call failed, e.g. the connection was lost
+	 * after the server had committed): rows such a claim took were never handed to a worker, and are
+	 * released by the next claim ({@link #releaseUnansweredClaims}) instead of waiting out their lease.
+	 */
+	private final Set<String> unanswered = ConcurrentHashMap.newKeySet();
 
 	private final Duration leaseTime;
 
@@ -328,8 +340,19 @@ public final class WorkQueue {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit
 					+ ": e.g. 10 for batches, 1 for single-row claims");
 		}
-		List<QueueMessage> claimed = this.rows.claim(this.dataSource, queue, this.owner, this.leaseTime.toMillis(),
-				limit, this::map);
+		if (!this.unanswered.isEmpty()) {
+			releaseUnansweredClaims();
+		}
+		String claimOwner = this.owner + "#" + this.claims.incrementAndGet();
+		List<QueueMessage> claimed;
+		try {
+			claimed = this.rows.claim(this.dataSource, queue, claimOwner, this.leaseTime.toMillis(), limit, this::map);
+		}
+		catch (RuntimeException | Error ex) {
+			// the database may have committed the claim without this queue learning which rows it took
+			this.unanswered.add(claimOwner);
+			throw ex;
+		}
 		if (!claimed.isEmpty()) {
 			if (this.dialect == Dialect.POSTGRESQL) {
 				claimed = new ArrayList<>(claimed);
@@ -339,6 +362,38 @@ public final class WorkQueue {
 			notify(() -> this.listener.onClaimed(queue, count));
 		}
 		return claimed;
+	}
+
+	/**
+	 * Releases the rows of claims whose answer was lost ({@link #unanswered}): still IN_PROGRESS under
+	 * such a claim's owner, they were never handed to a handler, so they are claimable again at once
+	 * (NEW if never tried, else FAILED), no attempt counted, their fence moved on. While the database
+	 * is still unreachable they are tried at the next claim.
+	 */
+	private void releaseUnansweredClaims() {
+		for (String claimOwner : List.copyOf(this.unanswered)) {
+			int released;
+			try {
+				released = Sql.inOneStatement(this.dataSource, "release the rows of an unanswered claim", (connection) -> {
+					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+							+ " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, fence = fence + 1, "
+							+ "owner = NULL, lease_until = NULL, available_at = " + this.time.now()
+							+ " WHERE state = 'IN_PROGRESS' AND owner = ?")) {
+						statement.setString(1, claimOwner);
+						return statement.executeUpdate();
+					}
+				});
+			}
+			catch (DataAccessFailure ex) {
+				logger.debug("Could not release the rows of the unanswered claim {} yet", claimOwner, ex);
+				return;
+			}
+			this.unanswered.remove(claimOwner);
+			if (released > 0) {
+				logger.info("Released {} message(s) of {} taken by a claim whose answer was lost ({}): never handled, "
+						+ "claimable again", released, this.table, claimOwner);
+			}
+		}
 	}
 
 	private QueueMessage map(ResultSet result) throws SQLException {

@@ -7,6 +7,7 @@ import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.test.Intercepted;
 import dev.polling.jdbc.test.DatabaseTest;
 import dev.polling.jdbc.test.TestDatabase;
 import java.io.IOException;
@@ -747,43 +748,8 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		}
 	}
 
-	/**
-	 * Connections that lose the answer of one claim after the database committed it: the claim
-	 * after {@code before} more, either a statement committed by itself (PostgreSQL) or the commit
-	 * of the transaction it ran in (MariaDB, H2), throws as a connection lost then.
-	 */
 	private DataSource losingClaimAnswers(DataSource pool, AtomicInteger before) {
-		return intercepting(pool, (connection) -> {
-			AtomicBoolean claimInTransaction = new AtomicBoolean();
-			return (p, m, a) -> {
-				if (m.getName().equals("commit") && claimInTransaction.getAndSet(false)) {
-					connection.commit();
-					if (before.getAndDecrement() == 0) {
-						throw new SQLException("connection lost after the commit (simulated)", "08006");
-					}
-					return null;
-				}
-				Object made = invoke(m, connection, a);
-				if (m.getName().equals("prepareStatement") && ((String) a[0]).contains("SET state = 'SENDING'")) {
-					java.sql.PreparedStatement statement = (java.sql.PreparedStatement) made;
-					return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-							new Class<?>[] { java.sql.PreparedStatement.class }, (sp, sm, sa) -> {
-								boolean autoCommit = connection.getAutoCommit();
-								Object result = invoke(sm, statement, sa);
-								if (sm.getName().startsWith("execute")) {
-									if (!autoCommit) {
-										claimInTransaction.set(true);
-									}
-									else if (before.getAndDecrement() == 0) {
-										throw new SQLException("connection lost after the commit (simulated)", "08006");
-									}
-								}
-								return result;
-							});
-				}
-				return made;
-			};
-		});
+		return Intercepted.losingClaimAnswers(pool, before, "SET state = 'SENDING'");
 	}
 
 	/**
@@ -819,25 +785,13 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		});
 	}
 
-	/** The pool, each of its connections behind the handler made for it. */
-	private DataSource intercepting(DataSource pool,
+	private static DataSource intercepting(DataSource pool,
 			java.util.function.Function<Connection, java.lang.reflect.InvocationHandler> handler) {
-		return (DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-					Object result = invoke(method, pool, args);
-					return (result instanceof Connection connection) ? java.lang.reflect.Proxy.newProxyInstance(
-							getClass().getClassLoader(), new Class<?>[] { Connection.class }, handler.apply(connection))
-							: result;
-				});
+		return Intercepted.connections(pool, handler);
 	}
 
 	private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
-		try {
-			return method.invoke(target, args);
-		}
-		catch (java.lang.reflect.InvocationTargetException ex) {
-			throw ex.getCause();
-		}
+		return Intercepted.invoke(method, target, args);
 	}
 
 	@Test
