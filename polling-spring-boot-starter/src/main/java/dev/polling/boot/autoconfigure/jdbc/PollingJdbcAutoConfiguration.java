@@ -43,6 +43,7 @@ import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import dev.polling.boot.InvalidPollingConfigurationException;
+import org.jspecify.annotations.Nullable;
 import dev.polling.boot.autoconfigure.PollingProperties;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
@@ -161,7 +162,33 @@ public final class PollingJdbcAutoConfiguration {
 				builder.hold(JobDispatcherLifecycle.clusterHold(pollingManager, cluster.strip(),
 						(coordinator instanceof JdbcCoordinator jdbc) ? jdbc : null));
 			}
+			refuseClustersSharingTheJobRows(manager.getIfAvailable(), coordinators.getIfUnique(), cluster);
 			return new JobDispatcherLifecycle(builder.build());
+		}
+
+		/**
+		 * The job dispatcher's rows in the coordination table (its role, unless a cluster is named, and
+		 * the dispatch lock) must not be a polling cluster's row too: the cluster and the dispatcher
+		 * would take the row from each other.
+		 */
+		private static void refuseClustersSharingTheJobRows(@Nullable PollingManager manager,
+				@Nullable ClusterCoordinator coordinator, @Nullable String namedCluster) {
+			if (manager == null || !(coordinator instanceof JdbcCoordinator)) {
+				return;
+			}
+			boolean roleInUse = namedCluster == null || namedCluster.isBlank();
+			for (String id : manager.clusterIds()) {
+				String row = id.equals(JobScheduler.DISPATCH_LOCK) ? "dispatch lock"
+						: (roleInUse && id.equals(JobDispatcher.DEFAULT_ROLE)) ? "dispatcher role" : null;
+				if (row != null) {
+					throw new InvalidPollingConfigurationException("polling.clusters[" + id + "]", id,
+							"cluster '" + id + "' and the job dispatcher's " + row + " ('" + id
+									+ "') would share one row of the coordination table",
+							"rename the cluster (ids '" + JobDispatcher.DEFAULT_ROLE + "' and '" + JobScheduler.DISPATCH_LOCK
+									+ "' are the job dispatcher's), or name it in polling.jdbc.jobs.cluster to let its "
+									+ "holder dispatch the jobs");
+				}
+			}
 		}
 
 		@Bean

@@ -100,6 +100,30 @@ class JobsAutoConfigurationTests {
 	}
 
 	/**
+	 * Issue 29, defect 9: a cluster coordinated through the database whose id is one of the job
+	 * dispatcher's rows would share that row with the dispatcher; the start fails naming both.
+	 */
+	@Test
+	void refusesAClusterThatWouldShareARowWithTheJobDispatcher() {
+		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.clusters[polling.jobs].wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("cluster 'polling.jobs' and the job dispatcher's dispatcher role ('polling.jobs') "
+							+ "would share one row of the coordination table")
+					.hasMessageContaining("polling.jdbc.jobs.cluster");
+			});
+		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.jdbc.jobs.cluster=JOBS",
+				"polling.clusters[polling.jobs.dispatch].wait-time=10s")
+			.run((context) -> assertThat(context).getFailure().rootCause()
+				.hasMessageContaining("job dispatcher's dispatch lock ('polling.jobs.dispatch')"));
+		// naming the cluster hands the dispatching to its holder: no role row, nothing shared
+		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.clusters[polling.jobs].wait-time=10s",
+				"polling.jdbc.jobs.cluster=polling.jobs")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	/**
 	 * Issue 16, defect 9: dispatched and cancelled jobs are purged after their retention.
 	 */
 	@Test
