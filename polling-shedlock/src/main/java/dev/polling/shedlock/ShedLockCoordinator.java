@@ -17,6 +17,7 @@ import dev.polling.core.ClusterDefinition;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
 
 /**
  * Coordinates clusters through a ShedLock {@link LockProvider}: one ShedLock lock per cluster, in
@@ -80,6 +81,9 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	private final LockProvider provider;
 
+	/** The provider when it caches which lock records exist (ShedLock's storage-based providers), else null. */
+	private final @Nullable StorageBasedLockProvider recordCaching;
+
 	private final Duration failoverPeriod;
 
 	private final String lockNamePrefix;
@@ -102,6 +106,7 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	private ShedLockCoordinator(Builder builder) {
 		this.provider = builder.provider;
+		this.recordCaching = (builder.provider instanceof StorageBasedLockProvider storageBased) ? storageBased : null;
 		this.failoverPeriod = Objects.requireNonNull(builder.failoverPeriod);
 		this.lockNamePrefix = builder.lockNamePrefix;
 		this.failoverNanos = this.failoverPeriod.toNanos();
@@ -218,6 +223,8 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		}
 		answered(cluster.id());
 		if (lock.isEmpty()) {
+			// held by another instance, or the store lost the lock's record (see forgetCachedRecords)
+			forgetCachedRecords();
 			return refused();
 		}
 		Held taken = new Held(lock.get(), before + this.failoverNanos - this.marginNanos);
@@ -251,6 +258,8 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		this.extendSupport = ExtendSupport.SUPPORTED;
 		if (extended.isEmpty()) {
 			this.held.remove(key);
+			// the record may be gone (deleted, truncated): the next lock request re-creates it if so
+			forgetCachedRecords();
 			logger.info("Cluster '{}': lock '{}' could not be extended: the store no longer has it for this instance", clusterId, name);
 			return refused();
 		}
@@ -343,6 +352,23 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	 */
 	public String lockName(String clusterId) {
 		return this.lockNamePrefix + clusterId;
+	}
+
+	/**
+	 * Makes a storage-based provider check again whether a lock's record exists. ShedLock's
+	 * storage-based providers (JDBC, JdbcTemplate, jOOQ, ...) remember which lock records they have
+	 * seen and from then on only update the record; when the store loses it (the row deleted, the
+	 * table truncated or restored) nobody could take the lock again until the provider's cache let
+	 * go of the name. After a refused lock or a failed extension the coordinator clears that cache
+	 * ({@link StorageBasedLockProvider#clearCache()}), so its next lock request first tries to
+	 * insert the record: a lock the store forgot is taken again at the next decision of any
+	 * instance that asks. The price is one more statement per refused request (an insert that finds
+	 * the record, before the update).
+	 */
+	private void forgetCachedRecords() {
+		if (this.recordCaching != null) {
+			this.recordCaching.clearCache();
+		}
 	}
 
 	private boolean lapsed(Held held, long now) {

@@ -47,6 +47,16 @@ class PostgresShedLockTest extends ShedLockContractTest {
 	}
 
 	@Override
+	void forgetLock(String lockName) {
+		this.database.execute("DELETE FROM shedlock WHERE name = '" + lockName.replace("'", "''") + "'");
+	}
+
+	@Override
+	void forgetAllLocks() {
+		this.database.execute("TRUNCATE shedlock");
+	}
+
+	@Override
 	LockProvider newProvider() {
 		// a data source of its own (a new connection per request), as another application instance has
 		return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
