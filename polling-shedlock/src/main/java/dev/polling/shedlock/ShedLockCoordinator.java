@@ -1,7 +1,11 @@
 package dev.polling.shedlock;
 
 import java.time.Duration;
+import java.text.Normalizer;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,6 +80,12 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	/** The longest safety margin: a tenth of the failover period, at most this. */
 	static final Duration MAX_SAFETY_MARGIN = Duration.ofSeconds(1);
 
+	/**
+	 * The width of the name column of ShedLock's documented tables ({@code name VARCHAR(64)}): a
+	 * store may cut a longer name to it (MySQL without strict mode) or reject it.
+	 */
+	static final int STORE_NAME_WIDTH = 64;
+
 	/** Name of the lock {@link #verifyExtendSupport()} takes, after the prefix. */
 	static final String PROBE_LOCK = "extend-probe";
 
@@ -98,6 +108,12 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	/** The locks this coordinator holds, by cluster and instance id. */
 	private final Map<String, Held> held = new ConcurrentHashMap<>();
+
+	/** The lock of each cluster this coordinator was asked about, with the collision that keeps it from the store. */
+	private final Map<String, LockMapping> mappings = new ConcurrentHashMap<>();
+
+	/** The cluster each store key (see {@link #storeKey}) was given to. */
+	private final Map<String, String> clustersByStoreKey = new ConcurrentHashMap<>();
 
 	/** The latest failure of each cluster's store requests, while they fail (logged once per outage). */
 	private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
@@ -196,8 +212,12 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	@Override
 	public Claim acquire(ClusterDefinition cluster, String instanceId) {
+		LockMapping mapping = mapping(cluster.id());
+		if (mapping.collision() != null) {
+			return Claim.unavailable(mapping.collision());
+		}
 		String key = key(cluster.id(), instanceId);
-		String name = lockName(cluster.id());
+		String name = mapping.name();
 		Held current = this.held.get(key);
 		if (current != null && !lapsed(current, this.nanoTime.getAsLong())) {
 			return renew(cluster.id(), instanceId, key, name, current);
@@ -371,6 +391,65 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		}
 	}
 
+	/**
+	 * Checks that the clusters get locks no store can take for one: their lock names must differ
+	 * in more than letter case, accents and trailing spaces (MySQL's and SQL Server's default
+	 * collations ignore them) and within the first {@value #STORE_NAME_WIDTH} characters (the
+	 * width of ShedLock's table, where a store may cut a name). Clusters that would share a lock
+	 * would exclude each other, each running only while the other is not held. Call it at start
+	 * with every cluster this coordinator (or another on the same store and prefix) decides; a
+	 * cluster whose lock collides with one decided before is also refused at its first decision
+	 * ({@link Claim#unavailable}, logged once at ERROR).
+	 * @param clusterIds the cluster ids
+	 * @throws IllegalStateException naming the first two clusters whose locks collide, and the fix
+	 */
+	public void verifyLockNames(Collection<String> clusterIds) {
+		Map<String, String> byStoreKey = new LinkedHashMap<>();
+		for (String clusterId : clusterIds) {
+			String other = byStoreKey.putIfAbsent(storeKey(lockName(clusterId)), clusterId);
+			if (other != null && !other.equals(clusterId)) {
+				throw new IllegalStateException(collisionMessage(other, clusterId));
+			}
+		}
+	}
+
+	private LockMapping mapping(String clusterId) {
+		LockMapping known = this.mappings.get(clusterId);
+		if (known != null) {
+			return known;
+		}
+		String name = lockName(clusterId);
+		String other = this.clustersByStoreKey.putIfAbsent(storeKey(name), clusterId);
+		String collision = (other == null || other.equals(clusterId)) ? null : collisionMessage(other, clusterId);
+		LockMapping mapping = new LockMapping(name, collision);
+		if (this.mappings.putIfAbsent(clusterId, mapping) == null && collision != null) {
+			logger.error("Cluster '{}': {}; this cluster is never granted", clusterId, collision);
+		}
+		return this.mappings.get(clusterId);
+	}
+
+	/**
+	 * What a store may make of a lock name: cut to {@value #STORE_NAME_WIDTH} characters, without
+	 * trailing spaces, accents and letter case. Two names with the same key may be one lock.
+	 */
+	static String storeKey(String lockName) {
+		String cut = lockName.codePoints()
+			.limit(STORE_NAME_WIDTH)
+			.collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+			.toString();
+		String unaccented = Normalizer.normalize(cut, Normalizer.Form.NFKD).replaceAll("\\p{M}", "");
+		return unaccented.toLowerCase(Locale.ROOT).stripTrailing();
+	}
+
+	private String collisionMessage(String first, String second) {
+		return "clusters '" + first + "' and '" + second + "' would share one ShedLock lock: their lock names '" + lockName(first)
+				+ "' and '" + lockName(second) + "' differ only in letter case, accents, trailing spaces or after the first "
+				+ STORE_NAME_WIDTH + " characters, which stores ignore (MySQL's and SQL Server's default collations compare "
+				+ "without case and accents; ShedLock's table holds " + STORE_NAME_WIDTH + " characters); rename one of the "
+				+ "clusters (its id) so that the names differ in their first " + STORE_NAME_WIDTH + " characters beyond case and "
+				+ "accents";
+	}
+
 	private boolean lapsed(Held held, long now) {
 		return this.localExpiryGuard && now - held.expiresAt() >= 0;
 	}
@@ -428,6 +507,10 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	private static String key(String clusterId, String instanceId) {
 		return clusterId + '\u0000' + instanceId;
+	}
+
+	/** The lock name of a cluster, and why it is not used (another cluster's lock may be the same), or null. */
+	private record LockMapping(String name, @Nullable String collision) {
 	}
 
 	/** A lock this coordinator holds and its local expiry (monotonic nanos). */
