@@ -35,7 +35,8 @@ import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
  * <li>{@link #acquire} while this coordinator does not hold the lock:
  * {@code provider.lock(new LockConfiguration(now, name, lockAtMostFor = F, lockAtLeastFor = 0))};
  * a lock is a grant ({@code renewed = false}), none a refusal (holder unknown: {@code null}, epoch
- * and holder age {@code -1});</li>
+ * and holder age {@code -1}); a storage-based provider's cache of existing records is cleared
+ * first, so that a record the store lost is inserted again (ShedLock's {@code clearCache()});</li>
  * <li>{@link #acquire} while it holds the lock: {@code lock.extend(F, 0)}; a new lock is a renewed
  * grant (the new handle is kept), none means the lock was lost (a refusal);</li>
  * <li>{@link #release}: {@code unlock()} of the held lock;</li>
@@ -65,8 +66,12 @@ import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
  * store answers again. A lock held when an extend fails is kept until its local expiry, so a renewal
  * after a short outage keeps the cluster with its holder.
  *
+ * <p>Lock names must stay distinct in the store: {@link #verifyLockNames} checks at start that no
+ * two clusters' names differ only in case, accents, trailing spaces or after 64 characters, and a
+ * cluster whose name collides with one decided before is refused as unavailable.
+ *
  * <p>A holder that stops deciding loses the cluster to another instance at most {@code F} plus one
- * decision interval after its last renewal. A frozen holder lets go when it resumes (its next
+ * decision interval after its last renewal, also when the store forgot its lock. A frozen holder lets go when it resumes (its next
  * decision is refused), but the cycle it was running when it froze may overlap the new holder's
  * first cycle unless the work is fenced by other means.
  */
@@ -235,6 +240,7 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		}
 		long before = this.nanoTime.getAsLong();
 		Optional<SimpleLock> lock;
+		forgetCachedRecords();
 		try {
 			lock = this.provider.lock(new LockConfiguration(Instant.now(), name, this.failoverPeriod, Duration.ZERO));
 		}
@@ -243,8 +249,6 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		}
 		answered(cluster.id());
 		if (lock.isEmpty()) {
-			// held by another instance, or the store lost the lock's record (see forgetCachedRecords)
-			forgetCachedRecords();
 			return refused();
 		}
 		Held taken = new Held(lock.get(), before + this.failoverNanos - this.marginNanos);
@@ -278,8 +282,6 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		this.extendSupport = ExtendSupport.SUPPORTED;
 		if (extended.isEmpty()) {
 			this.held.remove(key);
-			// the record may be gone (deleted, truncated): the next lock request re-creates it if so
-			forgetCachedRecords();
 			logger.info("Cluster '{}': lock '{}' could not be extended: the store no longer has it for this instance", clusterId, name);
 			return refused();
 		}
@@ -379,11 +381,11 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	 * storage-based providers (JDBC, JdbcTemplate, jOOQ, ...) remember which lock records they have
 	 * seen and from then on only update the record; when the store loses it (the row deleted, the
 	 * table truncated or restored) nobody could take the lock again until the provider's cache let
-	 * go of the name. After a refused lock or a failed extension the coordinator clears that cache
-	 * ({@link StorageBasedLockProvider#clearCache()}), so its next lock request first tries to
+	 * go of the name. Before every lock request (a holder extends instead) the coordinator clears
+	 * that cache ({@link StorageBasedLockProvider#clearCache()}), so the request first tries to
 	 * insert the record: a lock the store forgot is taken again at the next decision of any
-	 * instance that asks. The price is one more statement per refused request (an insert that finds
-	 * the record, before the update).
+	 * instance that asks. The price is one more statement per lock request of an instance that
+	 * does not hold the cluster (an insert that finds the record, before the update).
 	 */
 	private void forgetCachedRecords() {
 		if (this.recordCaching != null) {
