@@ -1,7 +1,11 @@
 package dev.polling.shedlock;
 
 import java.time.Duration;
+import java.text.Normalizer;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,6 +21,7 @@ import dev.polling.core.ClusterDefinition;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
 
 /**
  * Coordinates clusters through a ShedLock {@link LockProvider}: one ShedLock lock per cluster, in
@@ -30,7 +35,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * <li>{@link #acquire} while this coordinator does not hold the lock:
  * {@code provider.lock(new LockConfiguration(now, name, lockAtMostFor = F, lockAtLeastFor = 0))};
  * a lock is a grant ({@code renewed = false}), none a refusal (holder unknown: {@code null}, epoch
- * and holder age {@code -1});</li>
+ * and holder age {@code -1}); a storage-based provider's cache of existing records is cleared
+ * first, so that a record the store lost is inserted again (ShedLock's {@code clearCache()});</li>
  * <li>{@link #acquire} while it holds the lock: {@code lock.extend(F, 0)}; a new lock is a renewed
  * grant (the new handle is kept), none means the lock was lost (a refusal);</li>
  * <li>{@link #release}: {@code unlock()} of the held lock;</li>
@@ -60,8 +66,12 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * store answers again. A lock held when an extend fails is kept until its local expiry, so a renewal
  * after a short outage keeps the cluster with its holder.
  *
+ * <p>Lock names must stay distinct in the store: {@link #verifyLockNames} checks at start that no
+ * two clusters' names differ only in case, accents, trailing spaces or after 64 characters, and a
+ * cluster whose name collides with one decided before is refused as unavailable.
+ *
  * <p>A holder that stops deciding loses the cluster to another instance at most {@code F} plus one
- * decision interval after its last renewal. A frozen holder lets go when it resumes (its next
+ * decision interval after its last renewal, also when the store forgot its lock. A frozen holder lets go when it resumes (its next
  * decision is refused), but the cycle it was running when it froze may overlap the new holder's
  * first cycle unless the work is fenced by other means.
  */
@@ -75,10 +85,19 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	/** The longest safety margin: a tenth of the failover period, at most this. */
 	static final Duration MAX_SAFETY_MARGIN = Duration.ofSeconds(1);
 
+	/**
+	 * The width of the name column of ShedLock's documented tables ({@code name VARCHAR(64)}): a
+	 * store may cut a longer name to it (MySQL without strict mode) or reject it.
+	 */
+	static final int STORE_NAME_WIDTH = 64;
+
 	/** Name of the lock {@link #verifyExtendSupport()} takes, after the prefix. */
 	static final String PROBE_LOCK = "extend-probe";
 
 	private final LockProvider provider;
+
+	/** The provider when it caches which lock records exist (ShedLock's storage-based providers), else null. */
+	private final @Nullable StorageBasedLockProvider recordCaching;
 
 	private final Duration failoverPeriod;
 
@@ -95,6 +114,12 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 	/** The locks this coordinator holds, by cluster and instance id. */
 	private final Map<String, Held> held = new ConcurrentHashMap<>();
 
+	/** The lock of each cluster this coordinator was asked about, with the collision that keeps it from the store. */
+	private final Map<String, LockMapping> mappings = new ConcurrentHashMap<>();
+
+	/** The cluster each store key (see {@link #storeKey}) was given to. */
+	private final Map<String, String> clustersByStoreKey = new ConcurrentHashMap<>();
+
 	/** The latest failure of each cluster's store requests, while they fail (logged once per outage). */
 	private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
 
@@ -102,6 +127,7 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	private ShedLockCoordinator(Builder builder) {
 		this.provider = builder.provider;
+		this.recordCaching = (builder.provider instanceof StorageBasedLockProvider storageBased) ? storageBased : null;
 		this.failoverPeriod = Objects.requireNonNull(builder.failoverPeriod);
 		this.lockNamePrefix = builder.lockNamePrefix;
 		this.failoverNanos = this.failoverPeriod.toNanos();
@@ -191,8 +217,12 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	@Override
 	public Claim acquire(ClusterDefinition cluster, String instanceId) {
+		LockMapping mapping = mapping(cluster.id());
+		if (mapping.collision() != null) {
+			return Claim.unavailable(mapping.collision());
+		}
 		String key = key(cluster.id(), instanceId);
-		String name = lockName(cluster.id());
+		String name = mapping.name();
 		Held current = this.held.get(key);
 		if (current != null && !lapsed(current, this.nanoTime.getAsLong())) {
 			return renew(cluster.id(), instanceId, key, name, current);
@@ -210,6 +240,7 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		}
 		long before = this.nanoTime.getAsLong();
 		Optional<SimpleLock> lock;
+		forgetCachedRecords();
 		try {
 			lock = this.provider.lock(new LockConfiguration(Instant.now(), name, this.failoverPeriod, Duration.ZERO));
 		}
@@ -345,6 +376,82 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 		return this.lockNamePrefix + clusterId;
 	}
 
+	/**
+	 * Makes a storage-based provider check again whether a lock's record exists. ShedLock's
+	 * storage-based providers (JDBC, JdbcTemplate, jOOQ, ...) remember which lock records they have
+	 * seen and from then on only update the record; when the store loses it (the row deleted, the
+	 * table truncated or restored) nobody could take the lock again until the provider's cache let
+	 * go of the name. Before every lock request (a holder extends instead) the coordinator clears
+	 * that cache ({@link StorageBasedLockProvider#clearCache()}), so the request first tries to
+	 * insert the record: a lock the store forgot is taken again at the next decision of any
+	 * instance that asks. The price is one more statement per lock request of an instance that
+	 * does not hold the cluster (an insert that finds the record, before the update).
+	 */
+	private void forgetCachedRecords() {
+		if (this.recordCaching != null) {
+			this.recordCaching.clearCache();
+		}
+	}
+
+	/**
+	 * Checks that the clusters get locks no store can take for one: their lock names must differ
+	 * in more than letter case, accents and trailing spaces (MySQL's and SQL Server's default
+	 * collations ignore them) and within the first {@value #STORE_NAME_WIDTH} characters (the
+	 * width of ShedLock's table, where a store may cut a name). Clusters that would share a lock
+	 * would exclude each other, each running only while the other is not held. Call it at start
+	 * with every cluster this coordinator (or another on the same store and prefix) decides; a
+	 * cluster whose lock collides with one decided before is also refused at its first decision
+	 * ({@link Claim#unavailable}, logged once at ERROR).
+	 * @param clusterIds the cluster ids
+	 * @throws IllegalStateException naming the first two clusters whose locks collide, and the fix
+	 */
+	public void verifyLockNames(Collection<String> clusterIds) {
+		Map<String, String> byStoreKey = new LinkedHashMap<>();
+		for (String clusterId : clusterIds) {
+			String other = byStoreKey.putIfAbsent(storeKey(lockName(clusterId)), clusterId);
+			if (other != null && !other.equals(clusterId)) {
+				throw new IllegalStateException(collisionMessage(other, clusterId));
+			}
+		}
+	}
+
+	private LockMapping mapping(String clusterId) {
+		LockMapping known = this.mappings.get(clusterId);
+		if (known != null) {
+			return known;
+		}
+		String name = lockName(clusterId);
+		String other = this.clustersByStoreKey.putIfAbsent(storeKey(name), clusterId);
+		String collision = (other == null || other.equals(clusterId)) ? null : collisionMessage(other, clusterId);
+		LockMapping mapping = new LockMapping(name, collision);
+		if (this.mappings.putIfAbsent(clusterId, mapping) == null && collision != null) {
+			logger.error("Cluster '{}': {}; this cluster is never granted", clusterId, collision);
+		}
+		return this.mappings.get(clusterId);
+	}
+
+	/**
+	 * What a store may make of a lock name: cut to {@value #STORE_NAME_WIDTH} characters, without
+	 * trailing spaces, accents and letter case. Two names with the same key may be one lock.
+	 */
+	static String storeKey(String lockName) {
+		String cut = lockName.codePoints()
+			.limit(STORE_NAME_WIDTH)
+			.collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append)
+			.toString();
+		String unaccented = Normalizer.normalize(cut, Normalizer.Form.NFKD).replaceAll("\\p{M}", "");
+		return unaccented.toLowerCase(Locale.ROOT).stripTrailing();
+	}
+
+	private String collisionMessage(String first, String second) {
+		return "clusters '" + first + "' and '" + second + "' would share one ShedLock lock: their lock names '" + lockName(first)
+				+ "' and '" + lockName(second) + "' differ only in letter case, accents, trailing spaces or after the first "
+				+ STORE_NAME_WIDTH + " characters, which stores ignore (MySQL's and SQL Server's default collations compare "
+				+ "without case and accents; ShedLock's table holds " + STORE_NAME_WIDTH + " characters); rename one of the "
+				+ "clusters (its id) so that the names differ in their first " + STORE_NAME_WIDTH + " characters beyond case and "
+				+ "accents";
+	}
+
 	private boolean lapsed(Held held, long now) {
 		return this.localExpiryGuard && now - held.expiresAt() >= 0;
 	}
@@ -402,6 +509,10 @@ public final class ShedLockCoordinator implements ClusterCoordinator {
 
 	private static String key(String clusterId, String instanceId) {
 		return clusterId + '\u0000' + instanceId;
+	}
+
+	/** The lock name of a cluster, and why it is not used (another cluster's lock may be the same), or null. */
+	private record LockMapping(String name, @Nullable String collision) {
 	}
 
 	/** A lock this coordinator holds and its local expiry (monotonic nanos). */

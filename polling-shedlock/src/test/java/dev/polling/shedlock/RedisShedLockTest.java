@@ -2,12 +2,14 @@ package dev.polling.shedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -62,6 +64,22 @@ class RedisShedLockTest extends ShedLockContractTest {
 	@Override
 	void restartServer() {
 		this.server.startProcess();
+	}
+
+	@Override
+	void forgetLock(String lockName) {
+		// the key of ShedLock's Redis provider: prefix, environment and name, its defaults here
+		try (RedisConnection connection = newConnectionFactory().getConnection()) {
+			assertThat(connection.keyCommands().del(("job-lock:default:" + lockName).getBytes(StandardCharsets.UTF_8)))
+				.as("the lock's key was there").isEqualTo(1L);
+		}
+	}
+
+	@Override
+	void forgetAllLocks() {
+		try (RedisConnection connection = newConnectionFactory().getConnection()) {
+			connection.serverCommands().flushAll();
+		}
 	}
 
 	private LettuceConnectionFactory newConnectionFactory() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -64,6 +65,48 @@ class ShedLockCoordinatorTest {
 		assertThat(coordinator.failoverPeriod()).isEqualTo(FAILOVER);
 		assertThat(ShedLockCoordinator.builder(new TestProvider(true)).failoverPeriod(FAILOVER).build().lockName("MAIL"))
 			.isEqualTo("polling-MAIL");
+	}
+
+	@Test
+	void distinctClusterIdsWhoseLockNamesAStoreCouldTakeForOneAreAStartErrorNamingBothIds() {
+		ShedLockCoordinator coordinator = coordinator(new TestProvider(true));
+		String longId = "A".repeat(56);
+		coordinator.verifyLockNames(List.of("MAIL", "ORDERS", "MAIL_2", "MAIL-2", longId, longId.substring(1) + "B"));
+		assertThatThrownBy(() -> coordinator.verifyLockNames(List.of("MAIL", "ORDERS", "mail")))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("clusters 'MAIL' and 'mail'")
+			.hasMessageContaining("'polling-MAIL' and 'polling-mail'")
+			.hasMessageContaining("case")
+			.hasMessageContaining("rename one of the clusters");
+		assertThatThrownBy(() -> coordinator.verifyLockNames(List.of("CAFÉ", "CAFE")))
+			.hasMessageContaining("clusters 'CAFÉ' and 'CAFE'");
+		assertThatThrownBy(() -> coordinator.verifyLockNames(List.of("MAIL ", "MAIL")))
+			.hasMessageContaining("clusters 'MAIL ' and 'MAIL'");
+		// ShedLock's table holds 64 characters: names that agree up to there are one row where the store cuts them
+		assertThatThrownBy(() -> coordinator.verifyLockNames(List.of(longId + "_IN", longId + "_OUT")))
+			.hasMessageContaining("clusters '" + longId + "_IN' and '" + longId + "_OUT'")
+			.hasMessageContaining("64 characters");
+	}
+
+	@Test
+	void aClusterWhoseLockNameCollidesWithAnotherClustersIsRefusedAsUnavailableNotGivenTheOthersLock() {
+		TestProvider provider = new TestProvider(true);
+		ShedLockCoordinator coordinator = coordinator(provider);
+		assertThat(coordinator.acquire(CLUSTER, "a").granted()).isTrue();
+		ClusterDefinition twin = ClusterDefinition.of("unit", Duration.ofSeconds(10));
+		try (LogCapture log = LogCapture.start()) {
+			for (int i = 0; i < 3; i++) {
+				Claim claim = coordinator.acquire(twin, "b");
+				assertThat(claim.isUnavailable()).isTrue();
+				assertThat(claim.failure()).contains("clusters 'UNIT' and 'unit'");
+			}
+			assertThat(log.lines("ERROR", "dev.polling.shedlock", "clusters 'UNIT' and 'unit'")).as("logged once").hasSize(1);
+		}
+		int locks = provider.locks;
+		coordinator.release(twin, "b");
+		assertThat(coordinator.acquire(twin, "a").isUnavailable()).isTrue();
+		assertThat(provider.locks).as("the twin never asks the store").isEqualTo(locks);
+		assertThat(coordinator.acquire(CLUSTER, "a").renewed()).as("the first cluster keeps its lock").isTrue();
 	}
 
 	@Test

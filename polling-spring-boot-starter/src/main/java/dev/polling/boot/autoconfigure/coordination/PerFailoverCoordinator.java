@@ -2,10 +2,12 @@ package dev.polling.boot.autoconfigure.coordination;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -53,6 +55,11 @@ final class PerFailoverCoordinator implements ClusterCoordinator {
 	/** The coordinators built, one per period. */
 	Collection<ClusterCoordinator> coordinators() {
 		return new LinkedHashSet<>(this.byCluster.values());
+	}
+
+	/** The ids of the clusters coordinated, in the order of the configuration. */
+	Set<String> clusterIds() {
+		return Collections.unmodifiableSet(this.byCluster.keySet());
 	}
 
 	private ClusterCoordinator of(ClusterDefinition cluster) {

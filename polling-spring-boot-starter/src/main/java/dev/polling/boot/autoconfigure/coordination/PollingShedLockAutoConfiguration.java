@@ -24,7 +24,8 @@ import dev.polling.shedlock.ShedLockCoordinator;
  * {@code coordination: shedlock}: each cluster is a lock named {@code polling.shedlock.lock-name-prefix}
  * + cluster id, taken for the failover period ({@code polling.shedlock.failover-period}, else the
  * cluster's wait time) and extended at every decision (see {@link ShedLockCoordinator}). A provider
- * that cannot extend a lock stops the start with a message naming it.
+ * that cannot extend a lock stops the start with a message naming it, and so do two clusters whose
+ * lock names a store could take for one (naming both ids).
  */
 @AutoConfiguration(before = PollingAutoConfiguration.class)
 @ConditionalOnClass({ ShedLockCoordinator.class, LockProvider.class })
@@ -54,6 +55,14 @@ public final class PollingShedLockAutoConfiguration {
 		// one probe answers for the provider: every coordinator uses the same one
 		ShedLockCoordinator probe = coordinator.coordinators().stream().map(ShedLockCoordinator.class::cast).findFirst()
 			.orElseGet(() -> ShedLockCoordinator.builder(lockProvider).failoverPeriod(Duration.ofSeconds(10)).lockNamePrefix(prefix).build());
+		try {
+			probe.verifyLockNames(coordinator.clusterIds());
+		}
+		catch (IllegalStateException ex) {
+			throw new InvalidPollingConfigurationException("polling.clusters", String.join(", ", coordinator.clusterIds()),
+					ex.getMessage(), "a lock name is polling.shedlock.lock-name-prefix followed by the cluster id (the key under "
+							+ "polling.clusters): rename one of the two");
+		}
 		try {
 			probe.verifyExtendSupport();
 		}

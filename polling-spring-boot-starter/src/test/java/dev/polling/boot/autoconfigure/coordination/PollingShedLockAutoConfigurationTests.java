@@ -103,6 +103,21 @@ class PollingShedLockAutoConfigurationTests {
 	}
 
 	@Test
+	void clustersWhoseLockNamesAStoreCouldTakeForOneStopTheStartNamingBothIds() {
+		String stem = "A".repeat(56);
+		// different wait times: two ShedLock coordinators, one per failover period, on one provider and prefix
+		this.runner.withUserConfiguration(JdbcLockProviderConfiguration.class)
+			.withPropertyValues("polling.clusters." + stem + "_IN.wait-time=10s", "polling.clusters." + stem + "_OUT.wait-time=20s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("polling.clusters")
+					.hasMessageContaining("clusters '" + stem + "_IN' and '" + stem + "_OUT' would share one ShedLock lock")
+					.hasMessageContaining("rename one of the clusters");
+			});
+	}
+
+	@Test
 	void aNonPositiveFailoverPeriodStopsTheStartNamingTheProperty() {
 		this.runner.withUserConfiguration(JdbcLockProviderConfiguration.class)
 			.withPropertyValues("polling.shedlock.failover-period=0s")
