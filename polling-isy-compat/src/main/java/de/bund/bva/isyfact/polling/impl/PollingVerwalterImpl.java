@@ -91,6 +91,18 @@ public class PollingVerwalterImpl implements PollingVerwalter, InitializingBean,
 		this.timeout = IsyPollingKonfiguration.timeout(p);
 		PollingSettings settings = PollingSettings.defaults().withPeerTimeout(this.timeout)
 				.withJmxContract(JmxContract.ISY_POLLING).withJmxDomain(p.getJmx().getDomain());
+		// every name a peer is read under must form an ObjectName: a fault here is the configuration's, reported once
+		for (Map.Entry<String, Cluster> entry : result.entrySet()) {
+			try {
+				JmxContract.ISY_POLLING.objectName(settings.jmxDomain(), entry.getValue().definition);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("isy.polling.jmx.domain '" + settings.jmxDomain()
+						+ "' and isy.polling.cluster." + entry.getKey() + ".name '" + entry.getValue().definition.name()
+						+ "' form no JMX ObjectName (" + ex.getMessage() + "); use a package-like domain such as "
+						+ "de.bund.bva.isyfact.polling and a name without line breaks", ex);
+			}
+		}
 		this.peerClient = new JmxPeerClient(settings, TimeSource.SYSTEM);
 		this.modusStandalone = false;
 	}
@@ -130,15 +142,35 @@ public class PollingVerwalterImpl implements PollingVerwalter, InitializingBean,
 					granted = false;
 				}
 			}
+			else if (answeredUnreadably(o)) {
+				// the peer runs but its activity cannot be read (another domain or cluster name, credentials, TLS, a
+				// port of something else): counting it as idle would let two instances poll
+				granted = false;
+				logger.error(Fehlerschluessel.MSG_VERBINDUNGSFEHLER + ": cluster " + clusterId + ", connection " + o.peerId() + " ("
+						+ o.address() + ") answered but its activity could not be read (" + o.fault() + ": " + o.detail()
+						+ "); counted as active, so this instance does not poll until it can be read: check "
+						+ "isy.polling.jmx.domain, the cluster's name and the connection's credentials on both instances");
+			}
 			else {
 				logger.error(Fehlerschluessel.MSG_VERBINDUNGSFEHLER + ": cluster " + clusterId + ", connection " + o.peerId() + " ("
-						+ o.address() + ") not read (" + o.state() + ", " + o.fault() + ": " + o.detail() + "); counted as no activity");
+						+ o.address() + ") not reached (" + o.state() + ", " + o.fault() + ": " + o.detail() + "); counted as no activity");
 			}
 		}
 		if (granted) {
 			cluster.touch();
 		}
 		return granted;
+	}
+
+	/**
+	 * Whether a peer that is there could not be read: only a peer that could not be reached counts as
+	 * no activity (isy-polling's failover); one that answered without a readable activity does not.
+	 */
+	private static boolean answeredUnreadably(PeerObservation observation) {
+		return switch (observation.fault()) {
+			case MISSING_MBEAN, BAD_RESPONSE, AUTHENTICATION, TLS, NOT_JMX -> true;
+			default -> false;
+		};
 	}
 
 	private PeerObservation observation(CompletableFuture<PeerObservation> answer, PeerDefinition peer) {

@@ -154,16 +154,51 @@ class PollingVerwalterImplTests {
 	}
 
 	@Test
-	void peerFaultsCountAsNoActivityAndNeverEscape() throws Exception {
-		JmxTestServer withoutMBean = other();
+	void anUnreachablePeerCountsAsNoActivityAndNoFaultEscapes() throws Exception {
 		int closedPort = JmxTestServer.freePort();
+		JmxTestServer idle = other();
+		idle.publish("A", Long.MAX_VALUE);
 		IsyPollingProperties p = properties();
-		connection(p, "NO_MBEAN", withoutMBean.port);
 		connection(p, "CLOSED", closedPort);
+		connection(p, "IDLE", idle.port);
 		cluster(p, "A", "A", 10);
 		PollingVerwalterImpl v = verwalter(p);
 
 		assertThat(v.startePolling("A")).isTrue();
+	}
+
+	/**
+	 * Issue 29, defect 8: a peer that runs but whose activity cannot be read (here: it has no MBean
+	 * of that name, as with another JMX domain or cluster name) must not count as idle, or two
+	 * instances poll. On 3b5282d it counted as no activity and the call was granted.
+	 */
+	@Test
+	void aPeerThatAnswersWithoutAReadableActivityCountsAsActive() throws Exception {
+		JmxTestServer withoutMBean = other();
+		withoutMBean.publish("ANOTHER-NAME", Long.MAX_VALUE);
+		IsyPollingProperties p = properties();
+		connection(p, "NO_MBEAN", withoutMBean.port);
+		cluster(p, "A", "A", 10);
+		PollingVerwalterImpl v = verwalter(p);
+
+		assertThat(v.startePolling("A")).isFalse();
+		assertThat(v.getZeitpunktLetztePollingAktivitaet("A")).as("no grant, no activity").isZero();
+	}
+
+	/**
+	 * Issue 29, defect 8: a domain that forms no ObjectName fails the start, naming the property,
+	 * instead of failing every read (which counted as no activity). On 3b5282d the start succeeded.
+	 */
+	@Test
+	void aDomainThatFormsNoObjectNameFailsTheStart() {
+		IsyPollingProperties p = properties();
+		p.getJmx().setDomain("de.bund.bva\nisyfact");
+		connection(p, "ONE", 1);
+		cluster(p, "A", "A", 10);
+
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> verwalter(p))
+			.withMessageContaining("isy.polling.jmx.domain")
+			.withMessageContaining("isy.polling.cluster.A.name");
 	}
 
 	@Test
