@@ -67,6 +67,9 @@ final class ClusterRuntime {
 	/** Guarded by this: whether a peer was seen holding since this instance last held (the next acquisition is a takeover). */
 	private boolean peerHeldSince;
 
+	/** Whether a shutdown already released the coordinator's lock (closed: nothing acquires it again here). */
+	private volatile boolean releasedForShutdown;
+
 	/** When the running cycle's overrun was last reported (monotonic nanos), or {@link HoldState#NONE}. */
 	private volatile long overrunReportedAt = HoldState.NONE;
 
@@ -324,6 +327,7 @@ final class ClusterRuntime {
 	private void completeHandover() {
 		if (this.coordinated != null) {
 			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+			this.releasedForShutdown = this.state.isClosed();
 		}
 		logger.info("Cluster '{}': the running cycle ended; handed over, a peer can take over at its next tick", id());
 	}
@@ -374,6 +378,7 @@ final class ClusterRuntime {
 		else {
 			if (this.coordinated != null) {
 				this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+				this.releasedForShutdown = why == LetGo.SHUTDOWN;
 			}
 			logger.info("Cluster '{}' {} on this instance; a peer can take over at its next tick", id(), why.text);
 		}
@@ -396,7 +401,7 @@ final class ClusterRuntime {
 	 */
 	void close() {
 		this.state.close();
-		if (this.coordinated != null) {
+		if (this.coordinated != null && !this.releasedForShutdown) {
 			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
 		}
 		syncHeld();
