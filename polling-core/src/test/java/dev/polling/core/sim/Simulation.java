@@ -600,6 +600,9 @@ public final class Simulation {
 		/** The cycle body running on this instance (a {@code runIfGranted} task), or null. */
 		@Nullable SimCycle cycle;
 
+		/** Until when the timer thread's latest work (a cycle, or the work after a plain decide) runs, unless its JVM stops. */
+		long busyUntil;
+
 		/** Whether the timer thread is inside {@code runIfGranted}, before its task started. */
 		boolean awaitingCycle;
 
@@ -761,6 +764,7 @@ public final class Simulation {
 			if (plain) {
 				Decision d = manager.decide(CLUSTER);
 				if (d.isGranted()) {
+					node.busyUntil = this.now + work;
 					if (work > 0) {
 						this.clock.sleep(Duration.ofNanos(work));
 					}
@@ -838,6 +842,7 @@ public final class Simulation {
 	private SimCycle beginCycle(Node node, long work) {
 		SimCycle cycle = new SimCycle(node, this.now, this.cycleSequence++, this.lastFault[node.index].clone());
 		cycle.plannedEnd = this.now + work;
+		node.busyUntil = cycle.plannedEnd;
 		node.cycle = cycle;
 		this.cycleStats.cycles++;
 		trace(node, "cycle starts, runs " + work / 1_000L + "us");
@@ -1414,10 +1419,9 @@ public final class Simulation {
 				if (node.stopped) {
 					quiet = Math.max(quiet, node.resumeAt);
 				}
-				SimCycle running = node.cycle;
-				if (running != null) {
-					// a cycle that began before the healing (up to three wait times) keeps its timer thread busy
-					quiet = Math.max(quiet, running.plannedEnd + (node.stopped ? node.resumeAt - this.now : 0));
+				if (node.busyUntil > this.now) {
+					// work that began before the healing (up to three wait times) keeps its timer thread busy
+					quiet = Math.max(quiet, node.busyUntil + (node.stopped ? node.resumeAt - this.now : 0));
 				}
 				int generation = node.generation;
 				at(this.now, node, generation, () -> resumeCluster(node));
