@@ -67,6 +67,9 @@ final class ClusterRuntime {
 	/** Guarded by this: whether a peer was seen holding since this instance last held (the next acquisition is a takeover). */
 	private boolean peerHeldSince;
 
+	/** Whether a shutdown already released the coordinator's lock (closed: nothing acquires it again here). */
+	private volatile boolean releasedForShutdown;
+
 	/** When the running cycle's overrun was last reported (monotonic nanos), or {@link HoldState#NONE}. */
 	private volatile long overrunReportedAt = HoldState.NONE;
 
@@ -207,7 +210,7 @@ final class ClusterRuntime {
 				(elapsed == Long.MAX_VALUE) ? null : time.now().minusMillis(elapsed),
 				(elapsed == Long.MAX_VALUE) ? null : Duration.ofMillis(elapsed), lastDecision(),
 				this.survey.peers().stream().map(PeerDefinition::id).toList(), this.survey.lastObservations(),
-				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos));
+				(cycleNanos < 0) ? null : Duration.ofNanos(cycleNanos), this.state.isHandingOver());
 	}
 
 	/**
@@ -278,28 +281,55 @@ final class ClusterRuntime {
 		}
 		try {
 			Decision decision = decide();
-			if (decision.isGranted()) {
-				long generation = this.state.generation();
-				boolean kept = this.state.beginCycle(generation);
-				try {
-					task.run();
+			if (!decision.isGranted()) {
+				return decision;
+			}
+			long generation = this.state.generation();
+			if (!this.state.beginCycle(generation)) {
+				// the hold ended between the grant and the start (a pause, release or close, e.g. from a listener's onDecision,
+				// or a stop of this JVM): peers were told "never", so the task must not run
+				Decision ended = decision(endedBeforeCycle(), decision.peers(), start,
+						"the hold ended between the grant and the start of the cycle; the cycle did not run");
+				this.lastDecision = ended;
+				syncHeld();
+				return ended;
+			}
+			try {
+				task.run();
+			}
+			finally {
+				boolean handedOver = this.state.endCycle(generation);
+				this.overrunReportedAt = HoldState.NONE;
+				if (handedOver) {
+					completeHandover();
 				}
-				finally {
-					if (kept) {
-						this.state.endCycle(generation);
-					}
-					else {
-						this.state.recordActivity();
-					}
-					this.overrunReportedAt = HoldState.NONE;
-					syncHeld();
-				}
+				syncHeld();
 			}
 			return decision;
 		}
 		finally {
 			this.cycleLock.unlock();
 		}
+	}
+
+	/** Why a granted hold ended before its cycle started. */
+	private Reason endedBeforeCycle() {
+		if (this.state.isClosed()) {
+			return Reason.CLOSED;
+		}
+		if (this.state.isPaused()) {
+			return Reason.PAUSED;
+		}
+		return this.instance.justStopped() ? Reason.STOPPED : Reason.RELEASED;
+	}
+
+	/** After a cycle that a pause, release, balancing handover or shutdown waited for: the hold ended, the lock goes too. */
+	private void completeHandover() {
+		if (this.coordinated != null) {
+			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+			this.releasedForShutdown = this.state.isClosed();
+		}
+		logger.info("Cluster '{}': the running cycle ended; handed over, a peer can take over at its next tick", id());
 	}
 
 	/** Reports a cycle that runs longer than the wait time, once per wait time; called by the heartbeat. */
@@ -321,30 +351,57 @@ final class ClusterRuntime {
 		this.instance.events().cycleOverrun(id(), Duration.ofNanos(running));
 	}
 
-	void pause() {
-		this.state.pause();
-		if (this.coordinated != null) {
-			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
-		}
-		logger.info("Cluster '{}' paused on this instance; a peer can take over at its next tick", id());
-		syncHeld();
-	}
+	/** What makes this instance let go of the cluster. */
+	enum LetGo {
 
-	void release() {
-		this.state.release();
-		if (this.coordinated != null) {
-			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+		PAUSE("paused"), RELEASE("released"), SHUTDOWN("shut down");
+
+		private final String text;
+
+		LetGo(String text) {
+			this.text = text;
 		}
-		syncHeld();
+
 	}
 
 	/**
-	 * Releases for good. Closing the hold state first makes any acquisition still running fail its
-	 * grant; a coordinated cluster's release waits behind a pending request, at most the peer timeout.
+	 * The one path of a pause, a release and a shutdown (a balancing handover takes the same path in
+	 * {@link HoldState#letGo}): without a running cycle the hold ends now and a coordinator's lock is
+	 * freed; during a cycle both happen when the cycle ends (or its maximum cycle time passes). Returns
+	 * at once either way.
+	 */
+	void letGo(LetGo why) {
+		boolean deferred = this.state.letGo(-1, why == LetGo.PAUSE, why == LetGo.SHUTDOWN);
+		if (deferred) {
+			logger.info("Cluster '{}' {} on this instance; a cycle is running, the cluster is handed over when it ends", id(), why.text);
+		}
+		else {
+			if (this.coordinated != null) {
+				this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
+				this.releasedForShutdown = why == LetGo.SHUTDOWN;
+			}
+			logger.info("Cluster '{}' {} on this instance; a peer can take over at its next tick", id(), why.text);
+		}
+		syncHeld();
+	}
+
+	void pause() {
+		letGo(LetGo.PAUSE);
+	}
+
+	void release() {
+		letGo(LetGo.RELEASE);
+	}
+
+	/**
+	 * Releases for good and at once, also under a running cycle (after {@link #letGo} with
+	 * {@link LetGo#SHUTDOWN}, the cycle had its time). Closing the hold state first makes any
+	 * acquisition still running fail its grant; a coordinated cluster's release waits behind a pending
+	 * request, at most the peer timeout.
 	 */
 	void close() {
 		this.state.close();
-		if (this.coordinated != null) {
+		if (this.coordinated != null && !this.releasedForShutdown) {
 			this.coordinated.releaseWithin(this.instance.settings().peerTimeout());
 		}
 		syncHeld();

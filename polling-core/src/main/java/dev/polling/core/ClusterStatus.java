@@ -19,10 +19,19 @@ import org.jspecify.annotations.Nullable;
  * @param peerIds the peers the cluster asks
  * @param peers the latest observation of each peer that has been asked
  * @param cycleRunningFor how long the running cycle has run under the hold, or null when none runs
+ * @param handingOver whether this instance holds the cluster only until the running cycle ends (a pause, release,
+ *        balancing handover or shutdown came during the cycle); a peer can take over at its first tick after that
  */
 public record ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,
 		@Nullable Instant lastActivity, @Nullable Duration elapsed, @Nullable Decision lastDecision, List<String> peerIds,
-		List<PeerObservation> peers, @Nullable Duration cycleRunningFor) {
+		List<PeerObservation> peers, @Nullable Duration cycleRunningFor, boolean handingOver) {
+
+	/** A snapshot without a handover under way. */
+	public ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,
+			@Nullable Instant lastActivity, @Nullable Duration elapsed, @Nullable Decision lastDecision, List<String> peerIds,
+			List<PeerObservation> peers, @Nullable Duration cycleRunningFor) {
+		this(definition, holding, paused, cycleRunning, lastActivity, elapsed, lastDecision, peerIds, peers, cycleRunningFor, false);
+	}
 
 	/** A snapshot without the running cycle's duration. */
 	public ClusterStatus(ClusterDefinition definition, boolean holding, boolean paused, boolean cycleRunning,

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,9 @@ final class CoordinatedCluster {
 
 	/** Whether the coordinator's latest answer missed the bound (logged once per outage). */
 	private volatile boolean slow;
+
+	/** What the coordinator threw last (logged once per change), or null while it answers. */
+	private volatile @Nullable String loggedFailure;
 
 	/** Fencing token of the latest grant, -1 when none. */
 	private volatile long epoch = -1;
@@ -115,8 +119,9 @@ final class CoordinatedCluster {
 		}
 		try {
 			ClusterCoordinator.Claim claim = request.get(bound.toNanos(), TimeUnit.NANOSECONDS);
-			if (this.slow) {
+			if (this.slow || this.loggedFailure != null) {
 				this.slow = false;
+				this.loggedFailure = null;
 				logger.info("Cluster '{}': {} answers again", this.cluster.id(), this.coordinator.describe());
 			}
 			return claim;
@@ -135,15 +140,20 @@ final class CoordinatedCluster {
 			return ClusterCoordinator.Claim.unavailable("interrupted while waiting for " + this.coordinator.describe());
 		}
 		catch (ExecutionException ex) {
-			// the coordinator answers faults of the shared system itself; what reaches here is a bug or bad input
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
+			// a coordinator answers the faults of its store itself; whatever still comes through (a checked exception thrown
+			// sneakily, an Error of a driver, a bug) is the store's or the coordinator's, not the caller's: the decision refuses.
+			// A VirtualMachineError is the JVM's and is left to the caller.
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof VirtualMachineError vm) {
+				throw vm;
 			}
-			if (cause instanceof Error error) {
-				throw error;
+			String failure = this.coordinator.describe() + " failed: " + cause.getClass().getSimpleName()
+					+ ((cause.getMessage() != null) ? ": " + cause.getMessage() : "");
+			if (!failure.equals(this.loggedFailure)) {
+				this.loggedFailure = failure;
+				logger.warn("Cluster '{}': {}; refusing until it answers", this.cluster.id(), failure, cause);
 			}
-			throw new IllegalStateException(cause);
+			return ClusterCoordinator.Claim.unavailable(failure);
 		}
 	}
 

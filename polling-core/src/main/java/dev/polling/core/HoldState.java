@@ -17,6 +17,11 @@ import org.jspecify.annotations.Nullable;
  * grant, makes the grant fail instead of resurrecting a hold. A hold granted before a detected stop
  * is void (peers may have taken over meanwhile). While a cycle runs under a hold, the hold counts
  * as active (keep-alive), up to an optional maximum cycle time.
+ *
+ * <p>An operator's pause or release, a balancing handover and a shutdown all let go through
+ * {@link #letGo}: without a running cycle the hold ends at once; during one it is <em>handed over
+ * when the cycle ends</em>: it stays alive (peers see this instance as active) until
+ * {@link #endCycle} or the maximum cycle time, cannot be extended, and no new hold is granted meanwhile.
  */
 final class HoldState {
 
@@ -46,7 +51,7 @@ final class HoldState {
 		this.waitNanos = waitNanos;
 		this.maxCycleNanos = maxCycleNanos;
 		this.stops = stops;
-		this.hold = new AtomicReference<>(new Hold(0, NONE, NONE, 0, NONE, false, false));
+		this.hold = new AtomicReference<>(new Hold(0, NONE, NONE, 0, NONE, false, false, false));
 	}
 
 	HoldState(TimeSource time, long waitNanos) {
@@ -62,12 +67,14 @@ final class HoldState {
 	 * @param cycleSince monotonic nanos when the running cycle started, {@link #NONE} when none runs
 	 * @param paused whether paused on this instance
 	 * @param closed whether the manager is closed (final)
+	 * @param handover whether the hold ends when the running cycle ends (a pause, release, balancing handover or shutdown came
+	 *        during the cycle)
 	 */
 	record Hold(long generation, long lastActivity, long candidateSince, long grantStops, long cycleSince, boolean paused,
-			boolean closed) {
+			boolean closed, boolean handover) {
 
 		Hold released() {
-			return new Hold(this.generation + 1, NONE, NONE, this.grantStops, NONE, this.paused, this.closed);
+			return new Hold(this.generation + 1, NONE, NONE, this.grantStops, NONE, this.paused, this.closed, false);
 		}
 
 	}
@@ -82,6 +89,10 @@ final class HoldState {
 	private long effectiveActivity(Hold h, long now, long stopCount) {
 		if (h.lastActivity == NONE || stopCount != h.grantStops) {
 			return NONE;
+		}
+		if (h.handover) {
+			// handed over when the running cycle ends: alive until then, or until the maximum cycle time
+			return (h.cycleSince != NONE && now - h.cycleSince < this.maxCycleNanos) ? now : NONE;
 		}
 		if (h.cycleSince != NONE) {
 			// a cycle runs under this hold: it is alive until the cycle ends (or the maximum cycle time passes)
@@ -125,7 +136,13 @@ final class HoldState {
 		Hold h = this.hold.get();
 		long now = this.time.nanoTime();
 		long last = effectiveActivity(h, now, this.stops.getAsLong());
-		return !h.paused && last != NONE && now - last < this.waitNanos;
+		return (!h.paused || h.handover) && last != NONE && now - last < this.waitNanos;
+	}
+
+	/** Whether this instance holds the cluster only until its running cycle ends (it lets go then). */
+	boolean isHandingOver() {
+		Hold h = this.hold.get();
+		return h.handover && effectiveActivity(h, this.time.nanoTime(), this.stops.getAsLong()) != NONE;
 	}
 
 	boolean isPaused() {
@@ -174,10 +191,10 @@ final class HoldState {
 			Hold h = this.hold.get();
 			long now = this.time.nanoTime();
 			long last = effectiveActivity(h, now, this.stops.getAsLong());
-			if (h.paused || h.closed || last == NONE || now - last >= limitNanos) {
+			if (h.paused || h.closed || h.handover || last == NONE || now - last >= limitNanos) {
 				return -1;
 			}
-			Hold extended = new Hold(h.generation, now, h.candidateSince, h.grantStops, h.cycleSince, false, false);
+			Hold extended = new Hold(h.generation, now, h.candidateSince, h.grantStops, h.cycleSince, false, false, false);
 			if (this.hold.compareAndSet(h, extended)) {
 				return h.generation;
 			}
@@ -192,11 +209,11 @@ final class HoldState {
 		long stopCount = this.stops.getAsLong();
 		while (true) {
 			Hold h = this.hold.get();
-			if (h.paused || h.closed) {
+			if (h.paused || h.closed || h.handover) {
 				return null;
 			}
 			long now = this.time.nanoTime();
-			Hold candidate = new Hold(h.generation, h.lastActivity, now, h.grantStops, h.cycleSince, false, false);
+			Hold candidate = new Hold(h.generation, h.lastActivity, now, h.grantStops, h.cycleSince, false, false, false);
 			if (this.hold.compareAndSet(h, candidate)) {
 				return new Ticket(h.generation, stopCount, now);
 			}
@@ -227,14 +244,14 @@ final class HoldState {
 		}
 		while (true) {
 			Hold h = this.hold.get();
-			if (h.generation != ticket.generation || h.paused || h.closed) {
+			if (h.generation != ticket.generation || h.paused || h.closed || h.handover) {
 				return false;
 			}
 			long now = this.time.nanoTime();
 			if (now - notAfterNanos > 0) {
 				return false;
 			}
-			Hold granted = new Hold(h.generation, now, NONE, stopCount, h.cycleSince, false, false);
+			Hold granted = new Hold(h.generation, now, NONE, stopCount, h.cycleSince, false, false, false);
 			if (this.hold.compareAndSet(h, granted)) {
 				return true;
 			}
@@ -250,35 +267,65 @@ final class HoldState {
 	/** Ends candidacy if it is still the one of the ticket's generation. */
 	void withdraw(Ticket ticket) {
 		update((h) -> (h.generation == ticket.generation && h.candidateSince == ticket.announcedAt)
-				? new Hold(h.generation, h.lastActivity, NONE, h.grantStops, h.cycleSince, h.paused, h.closed) : h);
+				? new Hold(h.generation, h.lastActivity, NONE, h.grantStops, h.cycleSince, h.paused, h.closed, h.handover) : h);
 	}
 
-	/** Reports "never" from now on, so a peer can take over at its next tick; a new generation. */
+	/**
+	 * Reports "never" from now on, even while a cycle runs, so a peer can take over at its next tick;
+	 * a new generation. For a hold that is lost anyway (the coordinator gave the cluster to another
+	 * instance); an operator's release goes through {@link #letGo}.
+	 */
 	void release() {
 		update(Hold::released);
 	}
 
-	/** Releases the hold only if it is still the given generation (a yield decided on what that hold saw). */
+	/** Releases the hold at once only if it is still the given generation (a yield decided on what that hold saw). */
 	void releaseIf(long generation) {
 		update((h) -> (h.generation == generation) ? h.released() : h);
 	}
 
-	void pause() {
-		update((h) -> {
+	/**
+	 * Lets go of the cluster: the one path of a pause, a release, a balancing handover and a shutdown.
+	 * Without a running cycle the hold ends now (a new generation, so an acquisition under way is not
+	 * granted either); while a cycle runs under a live hold, the hold is handed over when the cycle ends
+	 * ({@link #endCycle}) or the maximum cycle time passes, whichever comes first.
+	 * @param generation the generation to let go of (a balancing handover decided on what that hold saw), or -1 for any
+	 * @param pause whether to pause the cluster (refused until {@link #resume()})
+	 * @param close whether to close for good
+	 * @return whether the hold is handed over only when the running cycle ends
+	 */
+	boolean letGo(long generation, boolean pause, boolean close) {
+		long stopCount = this.stops.getAsLong();
+		Hold after = this.hold.updateAndGet((h) -> {
+			if (generation >= 0 && h.generation != generation) {
+				return h;
+			}
+			boolean paused = h.paused || pause;
+			boolean closed = h.closed || close;
+			boolean cycleAlive = h.cycleSince != NONE && effectiveActivity(h, this.time.nanoTime(), stopCount) != NONE;
+			if (cycleAlive) {
+				return new Hold(h.generation, h.lastActivity, NONE, h.grantStops, h.cycleSince, paused, closed, true);
+			}
 			Hold r = h.released();
-			return new Hold(r.generation, NONE, NONE, r.grantStops, NONE, true, r.closed);
+			return new Hold(r.generation, NONE, NONE, r.grantStops, NONE, paused, closed, false);
 		});
+		return after.handover;
+	}
+
+	/** Pauses: {@link #letGo} with a pause. */
+	void pause() {
+		letGo(-1, true, false);
 	}
 
 	void resume() {
-		update((h) -> new Hold(h.generation, h.lastActivity, h.candidateSince, h.grantStops, h.cycleSince, false, h.closed));
+		update((h) -> new Hold(h.generation, h.lastActivity, h.candidateSince, h.grantStops, h.cycleSince, false, h.closed, h.handover));
 	}
 
-	/** Releases for good: no announcement or grant succeeds afterwards. */
+	/** Releases for good and at once, also under a running cycle: no announcement or grant succeeds afterwards. */
 	void close() {
 		update((h) -> {
 			Hold r = h.released();
-			return new Hold(r.generation, NONE, NONE, r.grantStops, NONE, r.paused, true);
+			return new Hold(r.generation, NONE, NONE, r.grantStops, NONE, r.paused, true, false);
 		});
 	}
 
@@ -292,28 +339,40 @@ final class HoldState {
 		long stopCount = this.stops.getAsLong();
 		while (true) {
 			Hold h = this.hold.get();
-			if (h.generation != generation || h.paused || h.closed || effectiveActivity(h, now, stopCount) == NONE) {
+			if (h.generation != generation || h.paused || h.closed || h.handover || effectiveActivity(h, now, stopCount) == NONE) {
 				return false;
 			}
-			Hold running = new Hold(h.generation, now, h.candidateSince, h.grantStops, now, false, false);
+			Hold running = new Hold(h.generation, now, h.candidateSince, h.grantStops, now, false, false, false);
 			if (this.hold.compareAndSet(h, running)) {
 				return true;
 			}
 		}
 	}
 
-	/** Ends the running cycle: its end counts as activity of the hold, if the hold still is the cycle's. */
-	void endCycle(long generation) {
+	/**
+	 * Ends the running cycle: its end counts as activity of the hold, if the hold still is the cycle's;
+	 * a hold handed over during the cycle ends now (a new generation).
+	 * @return whether a handover waited for this cycle (the caller completes it, e.g. frees a coordinator's lock)
+	 */
+	boolean endCycle(long generation) {
 		long stopCount = this.stops.getAsLong();
+		boolean[] handedOver = new boolean[1];
 		update((h) -> {
+			handedOver[0] = false;
 			if (h.generation != generation || h.cycleSince == NONE) {
 				return h;
+			}
+			if (h.handover) {
+				handedOver[0] = true;
+				Hold r = h.released();
+				return new Hold(r.generation, NONE, NONE, r.grantStops, NONE, h.paused, h.closed, false);
 			}
 			long now = this.time.nanoTime();
 			long last = effectiveActivity(h, now, stopCount);
 			boolean alive = !h.paused && !h.closed && last != NONE && now - last < this.waitNanos;
-			return new Hold(h.generation, alive ? now : NONE, h.candidateSince, h.grantStops, NONE, h.paused, h.closed);
+			return new Hold(h.generation, alive ? now : NONE, h.candidateSince, h.grantStops, NONE, h.paused, h.closed, false);
 		});
+		return handedOver[0];
 	}
 
 	private void update(UnaryOperator<Hold> change) {

@@ -45,7 +45,13 @@ final class PeerDecider {
 			Step step = Protocol.renewal(self, balance(c), peers);
 			String detail = null;
 			if (step.action() == Action.RELEASE) {
-				state.releaseIf(generation);
+				if (step.reason() == Reason.HANDED_OVER) {
+					// the path of a pause or release: a cycle running under this hold (another thread's) ends first
+					state.letGo(generation, false, false);
+				}
+				else {
+					state.releaseIf(generation); // yielded: a peer with precedence holds it too, no time to wait
+				}
 				detail = report(c, step);
 				if (step.reason() == Reason.HANDED_OVER) {
 					c.handoverUntil = time.nanoTime() + c.definition().waitTime().toNanos();

@@ -202,8 +202,11 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	/**
-	 * Pauses the cluster on this instance: it reports "never" at once (so a peer takes over at its
-	 * next tick) and is refused until {@link #resume(String)}. An acquisition under way is not granted.
+	 * Pauses the cluster on this instance: it is refused until {@link #resume(String)}, and an
+	 * acquisition under way is not granted. Returns at once. Without a running cycle it reports
+	 * "never" at once (a peer takes over at its next tick); while a cycle runs under
+	 * {@link #runIfGranted}, the hold is handed over when that cycle ends (or its maximum cycle time
+	 * passes), so no peer starts a cycle beside it ({@link ClusterStatus#handingOver()} meanwhile).
 	 */
 	public void pause(String clusterId) {
 		runtime(clusterId).pause();
@@ -219,7 +222,10 @@ public final class PollingManager implements AutoCloseable {
 		return runtime(clusterId).state().isPaused();
 	}
 
-	/** Lets go of the cluster now (reports "never") without pausing it. An acquisition under way is not granted. */
+	/**
+	 * Lets go of the cluster without pausing it, as {@link #pause(String)} does: at once, or when the
+	 * running cycle ends. An acquisition under way is not granted.
+	 */
 	public void release(String clusterId) {
 		runtime(clusterId).release();
 	}
@@ -236,7 +242,28 @@ public final class PollingManager implements AutoCloseable {
 		return (epoch < 0) ? OptionalLong.empty() : OptionalLong.of(epoch);
 	}
 
-	/** Releases every cluster, unregisters the MBeans and closes the connections to the peers. */
+	/**
+	 * Starts shutting down: every cluster is refused from now on ({@link Decision.Reason#CLOSED}) and
+	 * let go as by {@link #release(String)}: at once, or, while a cycle runs, when that cycle ends (or
+	 * its maximum cycle time passes), so no peer starts a cycle beside it. Returns at once; the MBeans
+	 * stay registered (peers go on seeing the running cycle's hold) until {@link #close()}. Wait for
+	 * {@link #isCycleRunning(String)} to turn false, then close; the starter does so on shutdown,
+	 * waiting at most {@code polling.shutdown.cycle-wait}.
+	 */
+	public void shutdown() {
+		if (this.closed) {
+			return;
+		}
+		for (ClusterRuntime c : this.clusters.values()) {
+			c.letGo(ClusterRuntime.LetGo.SHUTDOWN);
+		}
+	}
+
+	/**
+	 * Releases every cluster at once, unregisters the MBeans and closes the connections to the peers.
+	 * A cycle still running loses its hold now (a peer may start beside it): call {@link #shutdown()}
+	 * and wait for the running cycles first.
+	 */
 	@Override
 	public void close() {
 		if (this.closed) {
@@ -304,7 +331,8 @@ public final class PollingManager implements AutoCloseable {
 		return this.clusters.keySet().stream().map(this::status).toList();
 	}
 
-	private ClusterRuntime runtime(String clusterId) {
+	/** The runtime of a cluster; package-private for the tests' simulation hooks. */
+	ClusterRuntime runtime(String clusterId) {
 		Objects.requireNonNull(clusterId, "clusterId must not be null");
 		ClusterRuntime c = this.clusters.get(clusterId);
 		if (c == null) {

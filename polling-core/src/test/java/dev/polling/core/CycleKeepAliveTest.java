@@ -108,15 +108,17 @@ class CycleKeepAliveTest {
 	}
 
 	@Test
-	void aReleaseDuringACycleEndsTheKeepAlive() {
+	void aReleaseDuringACycleHandsOverWhenTheCycleEnds() {
 		List<PollingManager> m = cluster(UnaryOperator.identity(), PollingListener.NONE);
 		List<Reason> peerDuringCycle = new ArrayList<>();
 		m.get(0).runIfGranted(CLUSTER, () -> {
 			m.get(0).release(CLUSTER);
+			this.time.advance(Duration.ofSeconds(25));
 			peerDuringCycle.add(m.get(1).decide(CLUSTER).reason());
 		});
-		assertThat(peerDuringCycle).containsExactly(Reason.NO_ACTIVE_PEER);
+		assertThat(peerDuringCycle).as("a peer during the released cycle, 25 s in").containsExactly(Reason.PEER_ACTIVE);
 		assertThat(m.get(0).isHolding(CLUSTER)).isFalse();
+		assertThat(m.get(1).decide(CLUSTER).reason()).as("right after the cycle").isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
 }

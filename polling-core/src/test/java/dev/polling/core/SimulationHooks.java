@@ -37,6 +37,17 @@ public final class SimulationHooks {
 		});
 	}
 
+	/**
+	 * Hands the cluster over as balancing does when it finds this instance holding two clusters more
+	 * than a peer ({@code PeerDecider}: {@link HoldState#letGo} of the renewed hold), at a point the
+	 * simulation chooses (with one cluster the balancing rule itself never fires).
+	 */
+	public static void handOver(PollingManager manager, String clusterId) {
+		ClusterRuntime runtime = manager.runtime(clusterId);
+		runtime.state().letGo(runtime.state().generation(), false, false);
+		runtime.syncHeld();
+	}
+
 	/** The gap the real stop detector counts as a stop. */
 	public static Duration stopThreshold(PollingSettings settings) {
 		return LocalInstance.stopThreshold(settings);

@@ -21,27 +21,30 @@ import java.util.List;
  * @param longCycles probability that a granted cycle runs longer than the wait time (keep-alive)
  * @param starvation probability that, at one of its clock reads, an instance's timer thread is not scheduled
  *        for 0.3 to 3 s while the rest of its JVM runs (answers peers, beats): invisible to stop detection
+ * @param cycleActions probability that a {@code runIfGranted} tick gets an operator action (pause, release, resume, a
+ *        balancing handover, a shutdown) between its grant and the start of its cycle, and again that one hits at a
+ *        random point of its cycle
  */
 public record FaultMix(String name, double loss, double slow, double error, double stops, double crashes, double closes,
-		double releases, double pauses, double preemption, double longCycles, double starvation) {
+		double releases, double pauses, double preemption, double longCycles, double starvation, double cycleActions) {
 
 	/** No faults: only the instances' ticks and thread preemption. */
-	public static final FaultMix CLEAN = new FaultMix("clean", 0, 0, 0, 0, 0, 0, 0, 0, 0.02, 0, 0);
+	public static final FaultMix CLEAN = new FaultMix("clean", 0, 0, 0, 0, 0, 0, 0, 0, 0.02, 0, 0, 0);
 
 	/** Releases, pauses, closes and crashes with restarts; no message loss. */
-	public static final FaultMix LIFECYCLE = new FaultMix("lifecycle", 0, 0, 0, 0, 0.04, 0.04, 0.25, 0.1, 0.05, 0.02, 0);
+	public static final FaultMix LIFECYCLE = new FaultMix("lifecycle", 0, 0, 0, 0, 0.04, 0.04, 0.25, 0.1, 0.05, 0.03, 0, 0.1);
 
 	/** JVM stops of every length and starved timer threads, with some lifecycle; no message loss. */
-	public static final FaultMix STOPS = new FaultMix("stops", 0, 0, 0, 0.4, 0.02, 0.02, 0.1, 0.05, 0.05, 0.02, 0.002);
+	public static final FaultMix STOPS = new FaultMix("stops", 0, 0, 0, 0.4, 0.02, 0.02, 0.1, 0.05, 0.05, 0.03, 0.002, 0.05);
 
 	/** Message loss, slow answers and errors, with some lifecycle. */
-	public static final FaultMix LOSSY = new FaultMix("lossy", 0.05, 0.03, 0.02, 0, 0.02, 0.02, 0.1, 0.05, 0.05, 0.02, 0);
+	public static final FaultMix LOSSY = new FaultMix("lossy", 0.05, 0.03, 0.02, 0, 0.02, 0.02, 0.1, 0.05, 0.05, 0.03, 0, 0.05);
 
 	/** Everything at once. */
-	public static final FaultMix CHAOS = new FaultMix("chaos", 0.03, 0.02, 0.01, 0.3, 0.03, 0.03, 0.2, 0.08, 0.05, 0.03, 0.001);
+	public static final FaultMix CHAOS = new FaultMix("chaos", 0.03, 0.02, 0.01, 0.3, 0.03, 0.03, 0.2, 0.08, 0.05, 0.04, 0.001, 0.08);
 
 	private static final List<String> NAMES = List.of("loss", "slow", "error", "stops", "crashes", "closes", "releases", "pauses",
-			"preemption", "longCycles", "starvation");
+			"preemption", "longCycles", "starvation", "cycleActions");
 
 	/** The mixes the simulation test cycles through. */
 	public static final List<FaultMix> ALL = List.of(CLEAN, LIFECYCLE, STOPS, LOSSY, CHAOS);
@@ -72,12 +75,12 @@ public record FaultMix(String name, double loss, double slow, double error, doub
 			throw new IllegalArgumentException(kind);
 		}
 		v[i] = 0;
-		return new FaultMix(this.name + "-" + kind, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]);
+		return new FaultMix(this.name + "-" + kind, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]);
 	}
 
 	private double[] values() {
 		return new double[] { this.loss, this.slow, this.error, this.stops, this.crashes, this.closes, this.releases, this.pauses,
-				this.preemption, this.longCycles, this.starvation };
+				this.preemption, this.longCycles, this.starvation, this.cycleActions };
 	}
 
 	/** Total rate of the lifecycle and stop faults per second. */

@@ -1,7 +1,10 @@
 package dev.polling.core.sim;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.SplittableRandom;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.polling.core.GrantProtocol;
 import dev.polling.core.UnreachablePeerPolicy;
@@ -21,9 +24,10 @@ import dev.polling.core.UnreachablePeerPolicy;
  * @param synchronizedStart whether all instances start ticking within the same millisecond
  * @param liveness whether to heal the cluster after the chaos phase and check that someone holds, and that
  *        after the holder is gone someone else acquires in time
+ * @param maxCycleTime the cluster's {@code max-cycle-time}, or null for none (a cycle keeps its hold as long as it runs)
  */
 public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtocol protocol, FaultMix faults, int decisions,
-		boolean synchronizedStart, boolean liveness) {
+		boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime) {
 
 	public static final Duration WAIT_TIME = Duration.ofSeconds(10);
 
@@ -35,8 +39,11 @@ public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtoc
 
 	public static final Duration TICK_JITTER = Duration.ofMillis(50);
 
-	/** The longest a long cycle runs. */
-	public static final Duration MAX_CYCLE = Duration.ofSeconds(15);
+	/** The longest a long cycle runs: three wait times. */
+	public static final Duration MAX_CYCLE = Duration.ofSeconds(30);
+
+	/** The {@code max-cycle-time} settings a seed draws from (a third of the seeds set one). */
+	static final List<Duration> MAX_CYCLE_TIMES = List.of(Duration.ofSeconds(4), Duration.ofSeconds(12));
 
 	/** The longest time between the end of an instance's tick and its next one. */
 	public static final Duration MAX_TICK = TICK.plus(TICK_JITTER);
@@ -56,38 +63,45 @@ public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtoc
 		int instances = 2 + r.nextInt(4);
 		UnreachablePeerPolicy policy = r.nextBoolean() ? UnreachablePeerPolicy.PROCEED : UnreachablePeerPolicy.PRESUME_LAST_KNOWN;
 		FaultMix faults = FaultMix.ALL.get((int) Math.floorMod(seed, (long) FaultMix.ALL.size()));
-		return new SimConfig(instances, policy, GrantProtocol.ANNOUNCE, faults, decisions, r.nextInt(4) == 0, true);
+		boolean synchronizedStart = r.nextInt(4) == 0;
+		Duration maxCycleTime = (r.nextInt(3) == 0) ? MAX_CYCLE_TIMES.get(r.nextInt(MAX_CYCLE_TIMES.size())) : null;
+		return new SimConfig(instances, policy, GrantProtocol.ANNOUNCE, faults, decisions, synchronizedStart, true, maxCycleTime);
 	}
 
 	public SimConfig withDecisions(int decisions) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, decisions, this.synchronizedStart, this.liveness);
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
 	}
 
 	public SimConfig withFaults(FaultMix faults) {
-		return new SimConfig(this.instances, this.policy, this.protocol, faults, this.decisions, this.synchronizedStart, this.liveness);
+		return new SimConfig(this.instances, this.policy, this.protocol, faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
 	}
 
 	public SimConfig withInstances(int instances) {
-		return new SimConfig(instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness);
+		return new SimConfig(instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
 	}
 
 	public SimConfig withProtocol(GrantProtocol protocol) {
-		return new SimConfig(this.instances, this.policy, protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness);
+		return new SimConfig(this.instances, this.policy, protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
 	}
 
 	public SimConfig withPolicy(UnreachablePeerPolicy policy) {
-		return new SimConfig(this.instances, policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness);
+		return new SimConfig(this.instances, policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
 	}
 
 	public SimConfig withLiveness(boolean liveness) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, liveness);
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, liveness, this.maxCycleTime);
+	}
+
+	public SimConfig withMaxCycleTime(@Nullable Duration maxCycleTime) {
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness,
+				maxCycleTime);
 	}
 
 	@Override
 	public String toString() {
 		return "instances=" + this.instances + " policy=" + this.policy + " protocol=" + this.protocol + " faults=" + this.faults.name()
 				+ this.faults.kinds() + " decisions=" + this.decisions + " synchronizedStart=" + this.synchronizedStart + " liveness="
-				+ this.liveness;
+				+ this.liveness + " maxCycleTime=" + this.maxCycleTime;
 	}
 
 }

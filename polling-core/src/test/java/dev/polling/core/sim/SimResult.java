@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
  * @param takeoverNanos how long the takeover after the holder left took in the liveness phase, or -1
  * @param virtualNanos virtual time the run covered
  * @param trace the run's trace
+ * @param cycles the cycles run and the overlapping pairs excused
  */
 public record SimResult(long seed, SimConfig config, long decisions, @Nullable String violation, long decisionsAtViolation, long excused,
-		long grants, long stopsDetected, long takeoverNanos, long virtualNanos, Trace trace) {
+		long grants, long stopsDetected, long takeoverNanos, long virtualNanos, Trace trace, CycleStats cycles) {
 
 	public boolean failed() {
 		return this.violation != null;

@@ -149,7 +149,7 @@ public final class Simulation {
 
 	private final VirtualClock clock = new VirtualClock();
 
-	private final ClusterDefinition cluster = ClusterDefinition.of(CLUSTER, SimConfig.WAIT_TIME);
+	private final ClusterDefinition cluster;
 
 	private final List<Node> nodes = new ArrayList<>();
 
@@ -185,10 +185,20 @@ public final class Simulation {
 
 	private @Nullable Throwable actorFailure;
 
+	/** Orders the starts and ends of cycles (several can fall on one virtual nanosecond). */
+	private long cycleSequence;
+
+	/** Cycles that ended and may still overlap a running one. */
+	private final List<SimCycle> endedCycles = new ArrayList<>();
+
+	private final CycleStats cycleStats = new CycleStats();
+
 	private Simulation(SimConfig config, long seed) {
 		this.config = config;
 		this.seed = seed;
 		this.rng = new SplittableRandom(seed);
+		this.cluster = (config.maxCycleTime() != null) ? ClusterDefinition.of(CLUSTER, SimConfig.WAIT_TIME).withMaxCycleTime(config.maxCycleTime())
+				: ClusterDefinition.of(CLUSTER, SimConfig.WAIT_TIME);
 		this.lastFault = new long[config.instances()][config.instances()];
 		for (long[] row : this.lastFault) {
 			java.util.Arrays.fill(row, NONE);
@@ -253,7 +263,7 @@ public final class Simulation {
 			}
 		}
 		return new SimResult(this.seed, this.config, this.decisions, this.violation, this.decisionsAtViolation, this.excused, this.grants,
-				this.stopsDetected, this.takeoverNanos, this.now - START, this.trace);
+				this.stopsDetected, this.takeoverNanos, this.now - START, this.trace, this.cycleStats);
 	}
 
 	// ---------------------------------------------------------------- scheduler
@@ -574,6 +584,9 @@ public final class Simulation {
 
 		boolean closed;
 
+		/** Whether the manager was told to shut down (it closes once the running cycle ended). */
+		boolean shuttingDown;
+
 		boolean stopped;
 
 		long stopStart;
@@ -583,6 +596,15 @@ public final class Simulation {
 		final List<Event> deferred = new ArrayList<>();
 
 		@Nullable Decision lastDecision;
+
+		/** The cycle body running on this instance (a {@code runIfGranted} task), or null. */
+		@Nullable SimCycle cycle;
+
+		/** Until when the timer thread's latest work (a cycle, or the work after a plain decide) runs, unless its JVM stops. */
+		long busyUntil;
+
+		/** Whether the timer thread is inside {@code runIfGranted}, before its task started. */
+		boolean awaitingCycle;
 
 		Node(String id, int index) {
 			this.id = id;
@@ -611,6 +633,7 @@ public final class Simulation {
 		node.generation++;
 		node.down = false;
 		node.closed = false;
+		node.shuttingDown = false;
 		node.stopped = false;
 		node.deferred.clear();
 		node.stops = new JvmStops();
@@ -635,6 +658,15 @@ public final class Simulation {
 
 	/** The JVM is gone (crash or exit): its threads end, its port refuses connections. */
 	private void kill(Node node, boolean trace) {
+		SimCycle running = node.cycle;
+		if (running != null) {
+			if (node.stopped && this.now - node.stops.lastBeatBefore(node.stopStart) > THRESHOLD) {
+				// killed while stopped longer than the threshold: the stop would have voided its hold
+				running.voidedAt = Math.min(running.voidedAt, node.stopStart);
+			}
+			endCycle(node, running, "ends: the JVM is gone");
+		}
+		node.awaitingCycle = false;
 		node.down = true;
 		node.stopped = false;
 		node.generation++;
@@ -665,6 +697,9 @@ public final class Simulation {
 		@Override
 		public void onDecision(Decision decision) {
 			decided(this.node, decision);
+			if (this.node.awaitingCycle && decision.isGranted() && cycleAction()) {
+				operatorAction(this.node, "between grant and cycle start");
+			}
 		}
 
 		@Override
@@ -729,6 +764,7 @@ public final class Simulation {
 			if (plain) {
 				Decision d = manager.decide(CLUSTER);
 				if (d.isGranted()) {
+					node.busyUntil = this.now + work;
 					if (work > 0) {
 						this.clock.sleep(Duration.ofNanos(work));
 					}
@@ -736,11 +772,23 @@ public final class Simulation {
 				}
 			}
 			else {
-				manager.runIfGranted(CLUSTER, () -> {
-					if (work > 0) {
-						this.clock.sleep(Duration.ofNanos(work));
-					}
-				});
+				node.awaitingCycle = true;
+				try {
+					manager.runIfGranted(CLUSTER, () -> {
+						node.awaitingCycle = false;
+						SimCycle cycle = beginCycle(node, work);
+						if (cycleAction()) {
+							at(this.now + this.rng.nextLong(work + 1), node, generation, () -> operatorAction(node, "mid-cycle"));
+						}
+						if (work > 0) {
+							this.clock.sleep(Duration.ofNanos(work));
+						}
+						endCycle(node, cycle, "ends");
+					});
+				}
+				finally {
+					node.awaitingCycle = false;
+				}
 			}
 			scheduleTick(node, SimConfig.TICK.toNanos() + this.rng.nextLong(SimConfig.TICK_JITTER.toNanos() + 1));
 		});
@@ -756,6 +804,145 @@ public final class Simulation {
 			return WAIT + this.rng.nextLong(SimConfig.MAX_CYCLE.toNanos() - WAIT + 1);
 		}
 		return 1_000_000L + this.rng.nextLong(300_000_000L);
+	}
+
+	// ---------------------------------------------------------------- cycles
+
+	/** One cycle body as the user sees it: from the start of the {@code runIfGranted} task to its end (or the JVM's end). */
+	private static final class SimCycle {
+
+		final Node node;
+
+		final long start;
+
+		final long startSequence;
+
+		/** When the network last injected a fault between this instance and each other one, at the start. */
+		final long[] faultsAtStart;
+
+		/** When the task's work is done if its JVM is not stopped meanwhile. */
+		long plannedEnd;
+
+		long end = NONE;
+
+		long endSequence;
+
+		/** When a stop of this JVM began that voided the cycle's hold (detected, or killed while stopped that long), or NONE. */
+		long voidedAt = Long.MAX_VALUE;
+
+		SimCycle(Node node, long start, long startSequence, long[] faultsAtStart) {
+			this.node = node;
+			this.start = start;
+			this.startSequence = startSequence;
+			this.faultsAtStart = faultsAtStart;
+		}
+
+	}
+
+	private SimCycle beginCycle(Node node, long work) {
+		SimCycle cycle = new SimCycle(node, this.now, this.cycleSequence++, this.lastFault[node.index].clone());
+		cycle.plannedEnd = this.now + work;
+		node.busyUntil = cycle.plannedEnd;
+		node.cycle = cycle;
+		this.cycleStats.cycles++;
+		trace(node, "cycle starts, runs " + work / 1_000L + "us");
+		return cycle;
+	}
+
+	/**
+	 * Ends a cycle and compares it with every cycle of another instance that ended before it and
+	 * overlapped it (each overlapping pair is compared once, when the later of the two ends).
+	 */
+	private void endCycle(Node node, SimCycle cycle, String what) {
+		if (node.cycle != cycle) {
+			return;
+		}
+		node.cycle = null;
+		cycle.end = this.now;
+		cycle.endSequence = this.cycleSequence++;
+		trace(node, "cycle " + what);
+		for (SimCycle other : this.endedCycles) {
+			if (other.node != node && other.endSequence > cycle.startSequence) {
+				judgeOverlap(cycle, other);
+			}
+		}
+		this.endedCycles.add(cycle);
+		long oldestRunning = this.now;
+		for (Node n : this.nodes) {
+			SimCycle running = n.cycle;
+			if (running != null) {
+				oldestRunning = Math.min(oldestRunning, running.start);
+			}
+		}
+		long bound = oldestRunning;
+		this.endedCycles.removeIf((c) -> c.end < bound);
+	}
+
+	/**
+	 * Two cycles of different instances overlapped. Excused only: after a network fault between the two
+	 * (lossy runs, as for holders); when the earlier cycle's hold was voided by a stop of its JVM that began
+	 * before the later cycle started (its task runs on; {@code recordActivity} tells it so); when the later
+	 * cycle started at least {@code max-cycle-time} after the earlier one (the keep-alive ends there).
+	 */
+	private void judgeOverlap(SimCycle a, SimCycle b) {
+		SimCycle earlier = (a.startSequence < b.startSequence) ? a : b;
+		SimCycle later = (earlier == a) ? b : a;
+		long fault = later.faultsAtStart[earlier.node.index];
+		Duration max = this.config.maxCycleTime();
+		if (this.config.faults().lossy() && fault != NONE && later.start - fault < EXCUSE) {
+			this.cycleStats.excusedNetwork++;
+		}
+		else if (earlier.voidedAt <= later.start) {
+			this.cycleStats.excusedStop++;
+		}
+		else if (max != null && later.start - earlier.start >= max.toNanos()) {
+			this.cycleStats.excusedMaxCycle++;
+		}
+		else {
+			fail("two cycles at once: " + earlier.node.id + " from " + (earlier.start - START) / 1_000L + "us to "
+					+ ((earlier.end == NONE) ? "-" : (earlier.end - START) / 1_000L + "us") + ", " + later.node.id + " from "
+					+ (later.start - START) / 1_000L + "us to " + ((later.end == NONE) ? "-" : (later.end - START) / 1_000L + "us"));
+		}
+	}
+
+	/** Whether an operator action hits this cycle (between grant and start, or mid-cycle). */
+	private boolean cycleAction() {
+		double p = this.healing ? 0 : this.config.faults().cycleActions();
+		return p > 0 && this.rng.nextDouble() < p;
+	}
+
+	/** What an operator (or the balancing) does to the cluster on an instance at a chosen point of its cycle. */
+	private void operatorAction(Node node, String where) {
+		if (this.healing || !node.running()) {
+			return;
+		}
+		int kind = this.rng.nextInt(10);
+		trace(node, "operator action " + where);
+		if (kind < 3) {
+			pause(node);
+		}
+		else if (kind < 6) {
+			release(node);
+		}
+		else if (kind < 8) {
+			if (node.manager().isPaused(CLUSTER)) {
+				resumeCluster(node);
+			}
+			else {
+				pause(node);
+			}
+		}
+		else if (kind < 9) {
+			close(node);
+		}
+		else {
+			handOver(node);
+		}
+	}
+
+	private void handOver(Node node) {
+		trace(node, "balancing handover (was holding: " + node.holding() + ")");
+		SimulationHooks.handOver(node.manager(), CLUSTER);
 	}
 
 	// ---------------------------------------------------------------- network
@@ -1011,6 +1198,10 @@ public final class Simulation {
 			stops.count++;
 			stops.lastStop = this.now;
 			this.stopsDetected++;
+			SimCycle running = node.cycle;
+			if (running != null) {
+				running.voidedAt = Math.min(running.voidedAt, node.stopStart);
+			}
 		}
 		stops.beatAnchor = this.now;
 		stops.lastBeat = this.now;
@@ -1049,14 +1240,34 @@ public final class Simulation {
 		});
 	}
 
+	/**
+	 * The application shuts down as the starter does it: {@code shutdown()} (refused from now on, the
+	 * running cycle's hold handed over when it ends), then, once no cycle runs, {@code close()}, and the
+	 * JVM exits shortly after. (The starter waits at most {@code polling.shutdown.cycle-wait}; here long
+	 * enough for every cycle.)
+	 */
 	private void close(Node node) {
-		if (!node.running()) {
+		if (!node.running() || node.shuttingDown) {
+			return;
+		}
+		node.shuttingDown = true;
+		trace(node, "shutdown (cycle running: " + node.manager().isCycleRunning(CLUSTER) + ")");
+		node.manager().shutdown();
+		int generation = node.generation;
+		at(this.now, node, generation, () -> closeAfterCycle(node, generation));
+	}
+
+	private void closeAfterCycle(Node node, int generation) {
+		if (node.generation != generation || node.down || node.closed) {
+			return;
+		}
+		if (node.manager().isCycleRunning(CLUSTER)) {
+			at(this.now + 10_000_000L, node, generation, () -> closeAfterCycle(node, generation));
 			return;
 		}
 		node.closed = true;
 		trace(node, "manager closed");
 		node.manager().close();
-		int generation = node.generation;
 		at(this.now + this.rng.nextLong(500_000_000L), null, -1, () -> {
 			if (node.generation == generation && !node.down) {
 				trace(node, "JVM exits");
@@ -1173,6 +1384,16 @@ public final class Simulation {
 		}
 	}
 
+	private boolean isHolding(Node node) {
+		this.observing = true;
+		try {
+			return node.holding();
+		}
+		finally {
+			this.observing = false;
+		}
+	}
+
 	private boolean anyoneHolds() {
 		this.observing = true;
 		try {
@@ -1198,6 +1419,10 @@ public final class Simulation {
 				if (node.stopped) {
 					quiet = Math.max(quiet, node.resumeAt);
 				}
+				if (node.busyUntil > this.now) {
+					// work that began before the healing (up to three wait times) keeps its timer thread busy
+					quiet = Math.max(quiet, node.busyUntil + (node.stopped ? node.resumeAt - this.now : 0));
+				}
 				int generation = node.generation;
 				at(this.now, node, generation, () -> resumeCluster(node));
 			}
@@ -1215,12 +1440,23 @@ public final class Simulation {
 			return;
 		}
 		int mode = this.rng.nextInt(3);
-		long left = this.now;
 		switch (mode) {
 			case 0 -> crash(holder);
 			case 1 -> release(holder);
 			default -> pause(holder);
 		}
+		// a release or pause during a cycle hands over when the cycle ends
+		long handoverBound = this.now + SimConfig.MAX_CYCLE.toNanos() + 1_000_000_000L;
+		while (this.violation == null && isHolding(holder)) {
+			Event next = this.queue.peek();
+			if (next == null || next.time > handoverBound) {
+				fail("liveness: the holder " + holder.id + " still holds " + (handoverBound - this.now) / 1_000_000L + " ms after it was "
+						+ ((mode == 1) ? "released" : "paused") + " (" + status() + ")");
+				return;
+			}
+			step();
+		}
+		long left = this.now;
 		long bound = left + SimConfig.TAKEOVER_BOUND.toNanos();
 		while (this.violation == null && !anyoneHolds()) {
 			Event next = this.queue.peek();

@@ -8,8 +8,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The simulation over many seeds: no two holders among instances that reach each other, and a
- * takeover in time once the holder is gone. Quick budget by default (runs in {@code ./mvnw verify});
+ * The simulation over many seeds: no two holders and no two cycles (cycle bodies as the user sees
+ * them) among instances that reach each other, and a takeover in time once the holder is gone. Quick budget by default (runs in {@code ./mvnw verify});
  * the long run:
  *
  * <pre>
@@ -36,6 +36,7 @@ class SimulationTest {
 		long takeovers = 0;
 		long maxTakeover = 0;
 		long virtual = 0;
+		CycleStats cycles = new CycleStats();
 		List<String> failures = new ArrayList<>();
 		long began = System.nanoTime();
 		for (long seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) {
@@ -45,6 +46,7 @@ class SimulationTest {
 			grants += r.grants();
 			stops += r.stopsDetected();
 			virtual += r.virtualNanos();
+			cycles.add(r.cycles());
 			if (r.takeoverNanos() >= 0) {
 				takeovers++;
 				maxTakeover = Math.max(maxTakeover, r.takeoverNanos());
@@ -57,13 +59,14 @@ class SimulationTest {
 		}
 		System.out.println("simulation: seeds=" + SEEDS + " decisions=" + decisions + " violations=" + failures.size() + " excused="
 				+ excused + " acquisitions=" + grants + " stopsDetected=" + stops + " takeovers=" + takeovers + " maxTakeoverMs="
-				+ maxTakeover / 1_000_000L + " virtualHours=" + virtual / 3_600_000_000_000L + " wallSeconds="
+				+ maxTakeover / 1_000_000L + " " + cycles + " virtualHours=" + virtual / 3_600_000_000_000L + " wallSeconds="
 				+ (System.nanoTime() - began) / 1_000_000_000L);
 		assertThat(failures).as("violations").isEmpty();
 		assertThat(decisions).isGreaterThanOrEqualTo((long) SEEDS * DECISIONS);
 		assertThat(takeovers).as("runs whose liveness phase measured a takeover").isEqualTo(SEEDS);
 		assertThat(maxTakeover).isLessThanOrEqualTo(SimConfig.TAKEOVER_BOUND.toNanos());
 		assertThat(grants).as("acquisitions").isGreaterThan(SEEDS);
+		assertThat(cycles.cycles()).as("cycle bodies run").isGreaterThan((long) SEEDS * DECISIONS / 10);
 		if (SEEDS >= 20) {
 			assertThat(stops).as("stops detected").isPositive();
 		}

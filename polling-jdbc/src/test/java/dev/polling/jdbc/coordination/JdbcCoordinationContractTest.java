@@ -258,6 +258,48 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		assertThat(b.fencingToken("PAUSE")).hasValue(epoch + 1);
 	}
 
+	/**
+	 * Issue 29, defect 2: a pause or release during a running cycle releases the row when the cycle
+	 * ends, not while it runs; the other instance takes over at its first tick after that.
+	 */
+	@Test
+	void aPauseOrReleaseDuringACycleReleasesTheRowWhenTheCycleEnds() throws Exception {
+		for (String action : List.of("pause", "release")) {
+			String cluster = "CYCLE_" + action.toUpperCase(java.util.Locale.ROOT);
+			PollingManager a = instance("a", cluster);
+			PollingManager b = instance("b", cluster);
+			CountDownLatch running = new CountDownLatch(1);
+			CountDownLatch finish = new CountDownLatch(1);
+			ExecutorService thread = Executors.newSingleThreadExecutor();
+			try {
+				Future<Decision> cycle = thread.submit(() -> a.runIfGranted(cluster, () -> {
+					running.countDown();
+					finish.await();
+				}));
+				assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+				if (action.equals("pause")) {
+					a.pause(cluster);
+				}
+				else {
+					a.release(cluster);
+				}
+				List<String> ran = new ArrayList<>();
+				assertThat(b.runIfGranted(cluster, () -> ran.add("b")).reason()).as(action + " while a's cycle runs")
+					.isEqualTo(Reason.PEER_ACTIVE);
+				assertThat(ran).as("b's cycle body while a's cycle runs (%s)", action).isEmpty();
+				finish.countDown();
+				assertThat(cycle.get(30, java.util.concurrent.TimeUnit.SECONDS).isGranted()).isTrue();
+				assertThat(b.runIfGranted(cluster, () -> ran.add("b")).reason()).as("b's first tick after the cycle (%s)", action)
+					.isEqualTo(Reason.NO_ACTIVE_PEER);
+				assertThat(ran).containsExactly("b");
+			}
+			finally {
+				finish.countDown();
+				thread.shutdown();
+			}
+		}
+	}
+
 	@Test
 	void refusesWithoutThrowingWhileTheDatabaseCannotBeReached() throws Exception {
 		TestDatabase gone = new TestDatabase("gone", database().dialect(), unreachableUrl(), database().username(), database().password());

@@ -29,7 +29,8 @@ import dev.polling.core.PollingManager;
  * The {@code polling} actuator endpoint: for each cluster whether this instance holds it, its last
  * activity, the last decision and why, and what each peer said. {@code POST
  * /actuator/polling/{cluster}} with {@code {"state":"paused"}} hands a cluster over to a peer (it
- * takes over at its next tick) and {@code {"state":"active"}} lets this instance compete again;
+ * takes over at its next tick; while a cycle runs here, at its first tick after that cycle ended, and
+ * the cluster shows {@code handingOver} meanwhile) and {@code {"state":"active"}} lets this instance compete again;
  * both need {@code management.endpoint.polling.access=unrestricted}, the default access being
  * read-only.
  * Never shows passwords; peer user names and error texts go through Spring Boot's sanitizer and are
@@ -92,7 +93,9 @@ public class PollingEndpoint {
 
 	/**
 	 * Sets the state of a cluster on this instance: {@code paused} hands it over to a peer (it takes
-	 * over at its next tick), {@code active} lets this instance compete for it again. Over HTTP:
+	 * over at its next tick, or, while a cycle runs here, at its first tick after that cycle ended:
+	 * the answer then shows {@code handingOver}), {@code active} lets this instance compete for it
+	 * again. Returns at once. Over HTTP:
 	 * {@code POST /actuator/polling/{cluster}} with the body {@code {"state":"paused"}}.
 	 * @param cluster the cluster id
 	 * @param state {@code paused} or {@code active}
@@ -135,7 +138,8 @@ public class PollingEndpoint {
 				(status.lastActivity() != null) ? status.lastActivity().toString() : null,
 				(status.elapsed() != null) ? status.elapsed().toMillis() : null,
 				(decision != null) ? DecisionDescriptor.of(decision).sanitized(this.sanitizer, shown) : null, peers,
-				(status.cycleRunningFor() != null) ? status.cycleRunningFor().toMillis() : null, status.cycleOverrunning());
+				(status.cycleRunningFor() != null) ? status.cycleRunningFor().toMillis() : null, status.cycleOverrunning(),
+				status.handingOver());
 	}
 
 	/** Who holds the cluster as this instance sees it: itself, the peer that answered holding in the last decision, or unknown. */
@@ -227,11 +231,14 @@ public class PollingEndpoint {
 	 * @param peers the peers the cluster asks
 	 * @param cycleRunningMillis how long the running cycle has run, or null when none runs
 	 * @param cycleOverrunning whether the running cycle has run longer than the wait time
+	 * @param handingOver whether this instance holds the cluster only until the running cycle ends (paused, released or shut
+	 *        down during the cycle); a peer takes over at its first tick after that
 	 */
 	public record ClusterDescriptor(String id, String name, String waitTime, boolean holding, HolderDescriptor holder, boolean paused,
 			boolean cycleRunning,
 			@Nullable String lastActivity, @Nullable Long elapsedMillis, @Nullable DecisionDescriptor lastDecision,
-			List<PeerDescriptor> peers, @Nullable Long cycleRunningMillis, boolean cycleOverrunning) implements OperationResponseBody {
+			List<PeerDescriptor> peers, @Nullable Long cycleRunningMillis, boolean cycleOverrunning,
+			boolean handingOver) implements OperationResponseBody {
 	}
 
 	/**

@@ -16,8 +16,11 @@ import dev.polling.core.PollingManager;
  * ({@link PollingJmxServerLifecycle#PHASE}): until then peers asking this instance hear that it
  * released, rather than finding its port closed.
  *
- * <p>Stopping waits up to {@code polling.shutdown.cycle-wait} for running polling cycles to end (a
- * cycle released under way could run on while a peer starts the next), then releases. It does so
+ * <p>Stopping takes the path of a pause or release ({@link PollingManager#shutdown()}): every cluster
+ * is refused from then on, a cluster without a running cycle is released at once, and one with a
+ * running cycle is handed over when that cycle ends. It waits up to
+ * {@code polling.shutdown.cycle-wait} for the running cycles to end, then closes the manager (a
+ * cycle still running then loses its hold, and a peer may start beside it). It does so
  * on a thread of its own, so that the other beans of the phase stop meanwhile, all within
  * {@code spring.lifecycle.timeout-per-shutdown-phase}. Releasing closes the manager; a stopped
  * context cannot be started again with polling.
@@ -95,6 +98,7 @@ public final class PollingManagerLifecycle implements SmartLifecycle {
 	}
 
 	private void awaitCyclesAndRelease() {
+		this.manager.shutdown();
 		long deadline = System.nanoTime() + this.cycleWait.toNanos();
 		try {
 			while (anyCycleRunning() && System.nanoTime() - deadline < 0) {

@@ -247,4 +247,33 @@ class PollingEndpointTests {
 			.withMessageContaining("use [active, paused]");
 	}
 
+	/** Issue 29, defect 2: a pause during a running cycle hands over when the cycle ends; the endpoint shows it meanwhile. */
+	@Test
+	void aPauseDuringARunningCycleShowsTheHandoverUntilTheCycleEnds() throws Exception {
+		java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+		CompletableFuture<dev.polling.core.Decision> cycle = CompletableFuture
+			.supplyAsync(() -> this.manager.runIfGranted("MAILABRUF_CLUSTER", () -> {
+				running.countDown();
+				try {
+					finish.await(30, java.util.concurrent.TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}));
+		assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+		ClusterDescriptor paused = this.endpoint.changeState(NONE, "MAILABRUF_CLUSTER", "paused");
+		assertThat(paused.paused()).isTrue();
+		assertThat(paused.cycleRunning()).isTrue();
+		assertThat(paused.handingOver()).as("handing over after the running cycle").isTrue();
+		assertThat(paused.holding()).as("held until the cycle ends").isTrue();
+		finish.countDown();
+		assertThat(cycle.get(30, java.util.concurrent.TimeUnit.SECONDS).isGranted()).isTrue();
+		ClusterDescriptor after = this.endpoint.cluster(NONE, "MAILABRUF_CLUSTER");
+		assertThat(after.handingOver()).isFalse();
+		assertThat(after.holding()).isFalse();
+		assertThat(after.paused()).isTrue();
+	}
+
 }

@@ -71,9 +71,13 @@ class PollingAutoConfigurationTests {
 				assertThat(cycleRunning.await(10, TimeUnit.SECONDS)).isTrue();
 				CountDownLatch stopped = new CountDownLatch(1);
 				lifecycle.stop(stopped::countDown);
-				// the stop waits on a thread of its own while the cycle runs: the cluster stays held
+				// the stop waits on a thread of its own while the cycle runs: the cluster stays held, handed over when it ends
+				org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+					.until(() -> manager.status("MAILABRUF_CLUSTER").handingOver());
 				assertThat(stopped.getCount()).isOne();
 				assertThat(manager.isHolding("MAILABRUF_CLUSTER")).isTrue();
+				assertThat(manager.decide("MAILABRUF_CLUSTER").reason()).as("no new decision while shutting down")
+					.isEqualTo(dev.polling.core.Decision.Reason.CLOSED);
 				endCycle.countDown();
 				assertThat(stopped.await(10, TimeUnit.SECONDS)).isTrue();
 				assertThat(manager.isHolding("MAILABRUF_CLUSTER")).isFalse();
