@@ -252,13 +252,46 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		long sent = this.nanoTime.getAsLong();
 		Observed lease = this.store.get(name);
 		long received = this.nanoTime.getAsLong();
+		boolean heldByThis = heldByThis(hold, instanceId, received);
 		observe(hold, name, lease, (this.expiry == Expiry.CHANGE_FROM_READ_SENT) ? sent : received);
 		if (lease == null) {
-			return absent(hold, fence, name, instanceId, received);
+			return absent(hold, fence, name, instanceId, heldByThis);
 		}
 		LeaseRecord record = lease.record();
 		long age = ageMillis(hold, received);
 		boolean own = isOwn(record, instanceId, hold);
+		if (hold.pending) {
+			if (!own) {
+				hold.pending = false;
+			}
+			else if (!hold.pendingKnown || received - hold.pendingSince < hold.pendingNanos) {
+				// this instance's reservation of a re-created Lease (its create's answer lost: counted from now)
+				if (!hold.pendingKnown) {
+					hold.pendingKnown = true;
+					hold.pendingSince = received;
+				}
+				return new Claim(false, false, null, -1, age, null);
+			}
+			else {
+				// reserved long enough: taken below like this process's own record that it does not hold
+				hold.pending = false;
+			}
+		}
+		if (!own && heldByThis && record.holder() != null && (record.renewTime() == null || record.transitions() < fence.highest())) {
+			// this holder's Lease, deleted and re-created as another instance's reservation, or restored from a
+			// backup: nobody acts on either (a takeover would have written a higher epoch, and could not
+			// happen inside this holder's renew deadline), so the holder takes it back at once with the next epoch
+			long send = this.nanoTime.getAsLong();
+			Instant now = wallNow();
+			long epoch = Math.max(record.transitions(), fence.highest()) + 1;
+			// a new grant: not holding until it is answered (an unanswered one is not renewed)
+			hold.holding = false;
+			hold.ownEpoch = epoch;
+			this.logger.info("Lease {} was replaced while this instance held it (re-created by {} after a delete, or restored, "
+					+ "leaseTransitions {}); taking it back with leaseTransitions {}", name, record.holder(), record.transitions(), epoch);
+			return write(hold, name, lease.resourceVersion(), new LeaseRecord(instanceId, durationSeconds(), now, now, epoch), false,
+					age, send);
+		}
 		if (own && hold.holding) {
 			long send = this.nanoTime.getAsLong();
 			if (send - hold.renewedAt >= this.renewNanos) {
@@ -286,10 +319,17 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	/**
 	 * Whether another holder's record has expired: seen unchanged for the lease duration that holder
 	 * wrote (its leaseDurationSeconds, not this instance's setting: during a rolling change of the
-	 * lease duration a holder with a longer one is inside its renew deadline for longer).
+	 * lease duration a holder with a longer one is inside its renew deadline for longer). Two kinds of
+	 * record were not written by a holder taking over from the one before, which may act on its grant
+	 * for as long as it wrote: a reservation (written after a delete, without renewTime) and a record
+	 * with fewer transitions than this coordinator has seen (deleted and re-created, or restored from a
+	 * backup). For those the longest lease duration seen for the cluster counts, and this instance's own.
 	 */
 	private boolean expired(Hold hold, LeaseRecord record, long received) {
 		long duration = durationNanos(record);
+		if (record.renewTime() == null || record.transitions() < hold.fence.highest()) {
+			duration = Math.max(duration, Math.max(this.leaseNanos, hold.fence.longestNanos()));
+		}
 		if (this.expiry == Expiry.WALL_CLOCK_RENEW_TIME) {
 			Instant renewed = (record.renewTime() != null) ? record.renewTime() : record.acquireTime();
 			return renewed == null || Duration.between(renewed, wallNow()).compareTo(Duration.ofNanos(duration)) >= 0;
@@ -303,47 +343,74 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	}
 
 	/**
-	 * The lease is gone. Created at once when this instance has never seen it (the first start), or when
-	 * the last version it saw is its own grant, still inside the renew deadline (deleted under the
-	 * holder: nobody else can have taken it since). Otherwise a holder this instance did not see may be
-	 * acting on a grant written just before the delete, so the lease is created only once it has been
-	 * seen gone for the longest lease duration this coordinator knows of for the cluster.
+	 * The lease is gone. Created and held at once when this instance has never seen it (the first
+	 * start), or when the last version it saw is its own grant, still inside the renew deadline (deleted
+	 * under the holder: nobody else can have been granted it since). Otherwise a holder this instance
+	 * did not see may still act on a grant written just before the delete: the lease is re-created as
+	 * this instance's reservation, written with the longest lease duration this coordinator knows of
+	 * for the cluster, and taken (with the next epoch) only once it has been there that long. Waiting
+	 * for the absence itself to last would not do: absent twice is not "absent in between", a Lease
+	 * created and deleted again between two reads leaves no trace, while a reservation has a
+	 * resourceVersion that every other instance waits on.
 	 */
-	private Claim absent(Hold hold, Fence fence, String name, String instanceId, long received) throws StoreFault {
+	private Claim absent(Hold hold, Fence fence, String name, String instanceId, boolean heldByThis) throws StoreFault {
 		LeaseRecord last = hold.lastPresent;
-		boolean heldByThis = last != null && hold.granted && isOwn(last, instanceId, hold)
-				&& received - hold.renewedAt < this.renewNanos;
-		if (last != null && !heldByThis && received - hold.seenSince < Math.max(this.leaseNanos, fence.longestNanos())) {
-			hold.holding = false;
-			return new Claim(false, false, null, -1, ageMillis(hold, received), null);
-		}
+		boolean reserve = last != null && !heldByThis;
+		long wait = Math.max(this.leaseNanos, fence.longestNanos());
 		long highest = fence.highest();
 		long epoch = (highest >= 0) ? highest + 1 : 0;
 		long send = this.nanoTime.getAsLong();
 		Instant now = wallNow();
 		hold.holding = false;
 		hold.ownEpoch = epoch;
-		Write write = this.store.create(name, new LeaseRecord(instanceId, durationSeconds(), now, now, epoch));
-		if (!write.isConflict()) {
-			if (highest < 0) {
-				if (fence.firstCreation()) {
-					this.logger.warn("Lease {} did not exist; created it with leaseTransitions 0. This instance knows no earlier fencing "
-							+ "token of the cluster: if a Lease of it existed before (deleted, or not restored with the namespace), "
-							+ "tokens start again at 0, below ones handed out before (see docs/kubernetes.md, Fencing token)", name);
-				}
-			}
-			else if (heldByThis) {
-				this.logger.info("Lease {} was deleted while this instance held it; re-created it with leaseTransitions {}", name, epoch);
-			}
-			else {
-				this.logger.warn("Lease {} was deleted (last seen with holder {} and leaseTransitions {}); re-created it after seeing it "
-						+ "gone for {} ms, with leaseTransitions {}, one above the highest this instance has seen. A holder change "
-						+ "after this instance's last read of it is not known here: its token may be as high (see docs/kubernetes.md, "
-						+ "Fencing token)", name, (last.holder() != null) ? last.holder() : "none", last.transitions(),
-						(received - hold.seenSince) / 1_000_000L, epoch);
+		// set before the create: if its answer is lost, the next read still sees a reservation, not a grant
+		hold.pending = reserve;
+		hold.pendingKnown = false;
+		hold.pendingNanos = wait;
+		// a reservation has no renewTime: every instance waits on it for the longest lease duration it knows of
+		LeaseRecord record = reserve ? new LeaseRecord(instanceId, seconds(wait), now, null, epoch)
+				: new LeaseRecord(instanceId, durationSeconds(), now, now, epoch);
+		Write write = this.store.create(name, record);
+		if (write.isConflict()) {
+			hold.pending = false;
+			return granted(hold, name, write, false, -1, send, instanceId);
+		}
+		if (reserve) {
+			long answered = this.nanoTime.getAsLong();
+			observe(hold, name, Objects.requireNonNull(write.written()), answered);
+			hold.pendingKnown = true;
+			hold.pendingSince = answered;
+			this.logger.warn("Lease {} was deleted (last seen with holder {} and leaseTransitions {}); re-created it naming this "
+					+ "instance with leaseTransitions {}, above the highest this instance has seen, and takes it once it has stood for "
+					+ "{} ms (a holder this instance did not see may act until then). A holder change after this instance's last read "
+					+ "of the Lease is not known here: its token may be as high (see docs/kubernetes.md, Fencing token)", name,
+					(last.holder() != null) ? last.holder() : "none", last.transitions(), epoch, wait / 1_000_000L);
+			return new Claim(false, false, null, -1, 0, null);
+		}
+		if (highest < 0) {
+			if (fence.firstCreation()) {
+				this.logger.warn("Lease {} did not exist; created it with leaseTransitions 0. This instance knows no earlier fencing "
+						+ "token of the cluster: if a Lease of it existed before (deleted, or not restored with the namespace), "
+						+ "tokens start again at 0, below ones handed out before (see docs/kubernetes.md, Fencing token)", name);
 			}
 		}
+		else {
+			this.logger.info("Lease {} was deleted while this instance held it; re-created it with leaseTransitions {}", name, epoch);
+		}
 		return granted(hold, name, write, false, -1, send, instanceId);
+	}
+
+	/**
+	 * Whether the last version of the lease this instance saw before this read is its own grant, still
+	 * inside the renew deadline: then nobody else can have been granted the lease since.
+	 */
+	private boolean heldByThis(Hold hold, String instanceId, long received) {
+		LeaseRecord last = hold.lastPresent;
+		return last != null && !hold.pending && hold.granted && isOwn(last, instanceId, hold) && received - hold.renewedAt < this.renewNanos;
+	}
+
+	private static int seconds(long nanos) {
+		return (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999_999L) / 1_000_000_000L);
 	}
 
 	private Claim write(Hold hold, String name, String resourceVersion, LeaseRecord record, boolean renewing, long age, long send)
@@ -407,6 +474,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			return;
 		}
 		synchronized (hold) {
+			if (hold.pending) {
+				// a reservation is left to expire: cleared, it would be free at once while a holder this
+				// instance did not see may still act on its grant
+				hold.pending = false;
+				hold.ownEpoch = -1;
+				return;
+			}
 			if (!hold.holding && hold.ownEpoch < 0) {
 				return;
 			}
@@ -482,8 +556,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	}
 
 	private int durationSeconds() {
-		long seconds = (this.leaseNanos + 999_999_999L) / 1_000_000_000L;
-		return (int) Math.min(Integer.MAX_VALUE, seconds);
+		return seconds(this.leaseNanos);
 	}
 
 	private Instant wallNow() {
@@ -535,6 +608,18 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 		/** The lease as last read or written, null before one was seen. */
 		@Nullable LeaseRecord lastPresent;
+
+		/** Whether the lease is this process's reservation: re-created by it after a delete, not yet taken. */
+		boolean pending;
+
+		/** Whether {@link #pendingSince} is known (the create was answered, or a read saw the reservation since). */
+		boolean pendingKnown;
+
+		/** When the reservation was seen in place (local monotonic nanos, on receipt of the answer). */
+		long pendingSince;
+
+		/** How long the reservation must stand before this process takes it. */
+		long pendingNanos;
 
 		/** The lease as this process last wrote it while holding. */
 		@Nullable Observed held;
