@@ -401,12 +401,15 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	}
 
 	/**
-	 * Whether the last version of the lease this instance saw before this read is its own grant, still
-	 * inside the renew deadline: then nobody else can have been granted the lease since.
+	 * Whether this process holds the lease and the last version of it that it saw before this read is
+	 * its own grant, still inside the renew deadline: then nobody else can have been granted the lease
+	 * since. Not after a release or step-down, even if its write was not answered (a release is sent
+	 * before it is answered, and another instance may take the lease at once).
 	 */
 	private boolean heldByThis(Hold hold, String instanceId, long received) {
 		LeaseRecord last = hold.lastPresent;
-		return last != null && !hold.pending && hold.granted && isOwn(last, instanceId, hold) && received - hold.renewedAt < this.renewNanos;
+		return hold.holding && last != null && !hold.pending && hold.granted && isOwn(last, instanceId, hold)
+				&& received - hold.renewedAt < this.renewNanos;
 	}
 
 	private static int seconds(long nanos) {

@@ -323,7 +323,13 @@ class LeaseCoordinatorTest {
 		clock.advance(TICK);
 		Claim claim = a.acquire(CLUSTER, "a");
 		assertThat(claim.isUnavailable()).as("%s", claim.failure()).isFalse();
+		// a had released (unanswered) and finds no Lease: another instance may have taken it meanwhile, so a
+		// re-creates it as its reservation and takes it after the lease duration, with an epoch above its last
+		assertThat(claim.granted()).isFalse();
+		clock.advance(LEASE);
+		claim = a.acquire(CLUSTER, "a");
 		assertThat(claim.granted()).isTrue();
+		assertThat(claim.epoch()).isEqualTo(2);
 	}
 
 	@Test

@@ -49,8 +49,9 @@ import dev.polling.kubernetes.LeaseStore.Write;
  * have overlapping validity; of two grants of different instances the later one has the greater
  * epoch; a renewal keeps the epoch, and every other grant (a new holder, or the same one after a gap)
  * has a greater epoch than every grant before it, store resets included. The one excuse: a store
- * reset that an instance logged (a Lease it re-created after a delete while not holding it, or whose
- * transitions went back) after the grant of the highest token so far; such grants are counted
+ * reset that an instance logged (a Lease it re-created after a delete while not holding it, whose
+ * transitions went back, or that it created knowing no earlier token) after the grant of the highest
+ * token so far; such grants are counted
  * ({@link #excused}), never silently passed.
  */
 final class LeaseSimulation {
@@ -172,6 +173,12 @@ final class LeaseSimulation {
 
 	/** An operator deletes the Lease, or replaces it by an older copy; then the next such moment is scheduled. */
 	private void operator() {
+		if (this.instances.stream().anyMatch((instance) -> !instance.sawLease)) {
+			// a fresh instance that finds no Lease creates and holds it at once: it cannot tell a first start
+			// from a delete (documented, logged); the store forgets only once every instance has seen the Lease
+			schedule(null, LEASE.toNanos());
+			return;
+		}
 		for (Map.Entry<String, Observed> entry : new ArrayList<>(this.leases.entrySet())) {
 			long transitions = entry.getValue().record().transitions();
 			if (this.random.nextDouble() < 0.3 && transitions >= 3) {
@@ -344,6 +351,9 @@ final class LeaseSimulation {
 		/** The token of this instance's last grant that was excused, -1 if none. */
 		long excusedEpoch = -1;
 
+		/** Whether a read of this instance has returned the Lease. */
+		boolean sawLease;
+
 		/** The Lease this decision's successful update replaced, if any. */
 		@Nullable LeaseRecord takenFrom;
 
@@ -386,7 +396,8 @@ final class LeaseSimulation {
 			return (Logger) java.lang.reflect.Proxy.newProxyInstance(Logger.class.getClassLoader(), new Class<?>[] { Logger.class },
 					(proxy, method, args) -> {
 						if (method.getName().equals("warn") && args != null && args[0] instanceof String format
-								&& (format.contains("went back") || format.contains("is not known here"))) {
+								&& (format.contains("went back") || format.contains("is not known here")
+										|| format.contains("knows no earlier fencing token"))) {
 							LeaseSimulation.this.resetLoggedAt = LeaseSimulation.this.now;
 						}
 						return method.invoke(delegate, args);
@@ -407,7 +418,9 @@ final class LeaseSimulation {
 
 		@Override
 		public @Nullable Observed get(String name) throws StoreFault {
-			return call(new Request(name, null, null, false)).observed;
+			Observed observed = call(new Request(name, null, null, false)).observed;
+			this.sawLease |= observed != null;
+			return observed;
 		}
 
 		@Override
