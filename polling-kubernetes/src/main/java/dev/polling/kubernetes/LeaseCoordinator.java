@@ -104,6 +104,12 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	/** The latest fault per cluster and instance, while the API server does not answer (logged once per outage). */
 	private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
 
+	/** What this coordinator has seen of each cluster's Lease, whichever instance id it decided for. */
+	private final Map<String, Fence> fences = new ConcurrentHashMap<>();
+
+	/** The cluster id each lease name was first asked for: two ids on one Lease are refused. */
+	private final Map<String, String> clusterOfLease = new ConcurrentHashMap<>();
+
 	LeaseCoordinator(LeaseStore store, Duration leaseDuration, Duration renewDeadline, String prefix, LongSupplier nanoTime,
 			Clock wallClock, Expiry expiry) {
 		this(store, leaseDuration, renewDeadline, prefix, nanoTime, wallClock, expiry, defaultLogger);
@@ -173,6 +179,25 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		return sanitized.isEmpty() ? prefix + hash : prefix + sanitized + "-" + hash;
 	}
 
+	/**
+	 * Checks that distinct cluster ids get distinct Lease names with the prefix.
+	 * @param prefix the lease name prefix
+	 * @param clusterIds the cluster ids
+	 * @throws IllegalArgumentException naming the first two ids that share a Lease name
+	 */
+	static void checkLeaseNames(String prefix, java.util.Collection<String> clusterIds) {
+		Map<String, String> byName = new java.util.HashMap<>();
+		for (String id : clusterIds) {
+			String name = leaseName(prefix, id);
+			String other = byName.putIfAbsent(name, id);
+			if (other != null && !other.equals(id)) {
+				throw new IllegalArgumentException("cluster ids '" + other + "' and '" + id + "' map to the same Lease name '" + name
+						+ "' (an id that is no DNS-1123 name is sanitized and gets a hash suffix, which another id can equal); "
+						+ "rename one of them");
+			}
+		}
+	}
+
 	private static String sha256(String text) {
 		try {
 			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
@@ -186,8 +211,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	public Claim acquire(ClusterDefinition cluster, String instanceId) {
 		Objects.requireNonNull(instanceId, "instanceId must not be null");
 		String name = leaseName(cluster.id());
+		String shared = sharedLease(cluster.id(), name);
+		if (shared != null) {
+			return Claim.unavailable(shared);
+		}
 		String key = key(cluster.id(), instanceId);
-		Hold hold = this.holds.computeIfAbsent(key, (k) -> new Hold());
+		Fence fence = this.fences.computeIfAbsent(cluster.id(), (k) -> new Fence());
+		Hold hold = this.holds.computeIfAbsent(key, (k) -> new Hold(fence));
 		synchronized (hold) {
 			try {
 				Claim claim = acquire(hold, name, instanceId);
@@ -200,17 +230,68 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		}
 	}
 
+	/**
+	 * Null when the lease name is this cluster's alone; otherwise why the cluster is refused: another
+	 * cluster id maps to the same Lease (logged once).
+	 */
+	private @Nullable String sharedLease(String cluster, String name) {
+		String first = this.clusterOfLease.putIfAbsent(name, cluster);
+		if (first == null || first.equals(cluster)) {
+			return null;
+		}
+		String failure = "cluster ids '" + first + "' and '" + cluster + "' map to the same Lease " + name + " ("
+				+ this.store.describe() + "); rename one of them: cluster '" + cluster + "' is not coordinated";
+		if (this.lastFailure.put(key(cluster, name), failure) == null) {
+			this.logger.error("Cluster '{}': {}", cluster, failure);
+		}
+		return failure;
+	}
+
 	private Claim acquire(Hold hold, String name, String instanceId) throws StoreFault {
+		Fence fence = hold.fence;
 		long sent = this.nanoTime.getAsLong();
 		Observed lease = this.store.get(name);
 		long received = this.nanoTime.getAsLong();
-		observe(hold, lease, (this.expiry == Expiry.CHANGE_FROM_READ_SENT) ? sent : received);
+		boolean heldByThis = heldByThis(hold, instanceId, received);
+		observe(hold, name, lease, (this.expiry == Expiry.CHANGE_FROM_READ_SENT) ? sent : received);
 		if (lease == null) {
-			return create(hold, name, instanceId);
+			return absent(hold, fence, name, instanceId, heldByThis);
 		}
 		LeaseRecord record = lease.record();
 		long age = ageMillis(hold, received);
 		boolean own = isOwn(record, instanceId, hold);
+		if (hold.pending) {
+			if (!own) {
+				hold.pending = false;
+			}
+			else if (!hold.pendingKnown || received - hold.pendingSince < hold.pendingNanos) {
+				// this instance's reservation of a re-created Lease (its create's answer lost: counted from now)
+				if (!hold.pendingKnown) {
+					hold.pendingKnown = true;
+					hold.pendingSince = received;
+				}
+				return new Claim(false, false, null, -1, age, null);
+			}
+			else {
+				// reserved long enough: taken below like this process's own record that it does not hold
+				hold.pending = false;
+			}
+		}
+		if (!own && heldByThis && record.holder() != null && (record.renewTime() == null || record.transitions() < fence.highest())) {
+			// this holder's Lease, deleted and re-created as another instance's reservation, or restored from a
+			// backup: nobody acts on either (a takeover would have written a higher epoch, and could not
+			// happen inside this holder's renew deadline), so the holder takes it back at once with the next epoch
+			long send = this.nanoTime.getAsLong();
+			Instant now = wallNow();
+			long epoch = Math.max(record.transitions(), fence.highest()) + 1;
+			// a new grant: not holding until it is answered (an unanswered one is not renewed)
+			hold.holding = false;
+			hold.ownEpoch = epoch;
+			this.logger.info("Lease {} was replaced while this instance held it (re-created by {} after a delete, or restored, "
+					+ "leaseTransitions {}); taking it back with leaseTransitions {}", name, record.holder(), record.transitions(), epoch);
+			return write(hold, name, lease.resourceVersion(), new LeaseRecord(instanceId, durationSeconds(), now, now, epoch), false,
+					age, send);
+		}
 		if (own && hold.holding) {
 			long send = this.nanoTime.getAsLong();
 			if (send - hold.renewedAt >= this.renewNanos) {
@@ -227,27 +308,112 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		}
 		long send = this.nanoTime.getAsLong();
 		Instant now = wallNow();
-		long epoch = record.transitions() + 1;
+		// above the Lease's own and above every token this coordinator has seen for the cluster: a Lease
+		// re-created with fewer transitions does not take the token back
+		long epoch = Math.max(record.transitions(), fence.highest()) + 1;
 		hold.ownEpoch = epoch;
 		return write(hold, name, lease.resourceVersion(), new LeaseRecord(instanceId, durationSeconds(), now, now, epoch), false, age,
 				send);
 	}
 
+	/**
+	 * Whether another holder's record has expired: seen unchanged for the lease duration that holder
+	 * wrote (its leaseDurationSeconds, not this instance's setting: during a rolling change of the
+	 * lease duration a holder with a longer one is inside its renew deadline for longer). Two kinds of
+	 * record were not written by a holder taking over from the one before, which may act on its grant
+	 * for as long as it wrote: a reservation (written after a delete, without renewTime) and a record
+	 * with fewer transitions than this coordinator has seen (deleted and re-created, or restored from a
+	 * backup). For those the longest lease duration seen for the cluster counts, and this instance's own.
+	 */
 	private boolean expired(Hold hold, LeaseRecord record, long received) {
+		long duration = durationNanos(record);
+		if (record.renewTime() == null || record.transitions() < hold.fence.highest()) {
+			duration = Math.max(duration, Math.max(this.leaseNanos, hold.fence.longestNanos()));
+		}
 		if (this.expiry == Expiry.WALL_CLOCK_RENEW_TIME) {
 			Instant renewed = (record.renewTime() != null) ? record.renewTime() : record.acquireTime();
-			return renewed == null || Duration.between(renewed, wallNow()).compareTo(this.leaseDuration) >= 0;
+			return renewed == null || Duration.between(renewed, wallNow()).compareTo(Duration.ofNanos(duration)) >= 0;
 		}
-		return received - hold.seenSince >= this.leaseNanos;
+		return received - hold.seenSince >= duration;
 	}
 
-	private Claim create(Hold hold, String name, String instanceId) throws StoreFault {
+	/** The lease duration a record's writer set, this instance's own when the record has none. */
+	private long durationNanos(LeaseRecord record) {
+		return (record.durationSeconds() > 0) ? record.durationSeconds() * 1_000_000_000L : this.leaseNanos;
+	}
+
+	/**
+	 * The lease is gone. Created and held at once when this instance has never seen it (the first
+	 * start), or when the last version it saw is its own grant, still inside the renew deadline (deleted
+	 * under the holder: nobody else can have been granted it since). Otherwise a holder this instance
+	 * did not see may still act on a grant written just before the delete: the lease is re-created as
+	 * this instance's reservation, written with the longest lease duration this coordinator knows of
+	 * for the cluster, and taken (with the next epoch) only once it has been there that long. Waiting
+	 * for the absence itself to last would not do: absent twice is not "absent in between", a Lease
+	 * created and deleted again between two reads leaves no trace, while a reservation has a
+	 * resourceVersion that every other instance waits on.
+	 */
+	private Claim absent(Hold hold, Fence fence, String name, String instanceId, boolean heldByThis) throws StoreFault {
+		LeaseRecord last = hold.lastPresent;
+		boolean reserve = last != null && !heldByThis;
+		long wait = Math.max(this.leaseNanos, fence.longestNanos());
+		long highest = fence.highest();
+		long epoch = (highest >= 0) ? highest + 1 : 0;
 		long send = this.nanoTime.getAsLong();
 		Instant now = wallNow();
 		hold.holding = false;
-		hold.ownEpoch = 0;
-		Write write = this.store.create(name, new LeaseRecord(instanceId, durationSeconds(), now, now, 0));
-		return granted(hold, write, false, -1, send, instanceId);
+		hold.ownEpoch = epoch;
+		// set before the create: if its answer is lost, the next read still sees a reservation, not a grant
+		hold.pending = reserve;
+		hold.pendingKnown = false;
+		hold.pendingNanos = wait;
+		// a reservation has no renewTime: every instance waits on it for the longest lease duration it knows of
+		LeaseRecord record = reserve ? new LeaseRecord(instanceId, seconds(wait), now, null, epoch)
+				: new LeaseRecord(instanceId, durationSeconds(), now, now, epoch);
+		Write write = this.store.create(name, record);
+		if (write.isConflict()) {
+			hold.pending = false;
+			return granted(hold, name, write, false, -1, send, instanceId);
+		}
+		if (reserve) {
+			long answered = this.nanoTime.getAsLong();
+			observe(hold, name, Objects.requireNonNull(write.written()), answered);
+			hold.pendingKnown = true;
+			hold.pendingSince = answered;
+			this.logger.warn("Lease {} was deleted (last seen with holder {} and leaseTransitions {}); re-created it naming this "
+					+ "instance with leaseTransitions {}, above the highest this instance has seen, and takes it once it has stood for "
+					+ "{} ms (a holder this instance did not see may act until then). A holder change after this instance's last read "
+					+ "of the Lease is not known here: its token may be as high (see docs/kubernetes.md, Fencing token)", name,
+					(last.holder() != null) ? last.holder() : "none", last.transitions(), epoch, wait / 1_000_000L);
+			return new Claim(false, false, null, -1, 0, null);
+		}
+		if (highest < 0) {
+			if (fence.firstCreation()) {
+				this.logger.warn("Lease {} did not exist; created it with leaseTransitions 0. This instance knows no earlier fencing "
+						+ "token of the cluster: if a Lease of it existed before (deleted, or not restored with the namespace), "
+						+ "tokens start again at 0, below ones handed out before (see docs/kubernetes.md, Fencing token)", name);
+			}
+		}
+		else {
+			this.logger.info("Lease {} was deleted while this instance held it; re-created it with leaseTransitions {}", name, epoch);
+		}
+		return granted(hold, name, write, false, -1, send, instanceId);
+	}
+
+	/**
+	 * Whether this process holds the lease and the last version of it that it saw before this read is
+	 * its own grant, still inside the renew deadline: then nobody else can have been granted the lease
+	 * since. Not after a release or step-down, even if its write was not answered (a release is sent
+	 * before it is answered, and another instance may take the lease at once).
+	 */
+	private boolean heldByThis(Hold hold, String instanceId, long received) {
+		LeaseRecord last = hold.lastPresent;
+		return hold.holding && last != null && !hold.pending && hold.granted && isOwn(last, instanceId, hold)
+				&& received - hold.renewedAt < this.renewNanos;
+	}
+
+	private static int seconds(long nanos) {
+		return (int) Math.min(Integer.MAX_VALUE, (nanos + 999_999_999L) / 1_000_000_000L);
 	}
 
 	private Claim write(Hold hold, String name, String resourceVersion, LeaseRecord record, boolean renewing, long age, long send)
@@ -255,10 +421,10 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		// a fault may hide an applied write: the lease then names this process with the epoch it remembers,
 		// which the next decision recognises as its own
 		Write write = this.store.update(name, resourceVersion, record);
-		return granted(hold, write, renewing, age, send, Objects.requireNonNull(record.holder()));
+		return granted(hold, name, write, renewing, age, send, Objects.requireNonNull(record.holder()));
 	}
 
-	private Claim granted(Hold hold, Write write, boolean renewing, long age, long send, String instanceId) {
+	private Claim granted(Hold hold, String name, Write write, boolean renewing, long age, long send, String instanceId) {
 		long received = this.nanoTime.getAsLong();
 		if (write.isConflict()) {
 			// another instance wrote first: it holds the lease now, or released it; the next decision reads which
@@ -266,13 +432,14 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			return new Claim(false, false, null, -1, -1, null);
 		}
 		Observed written = Objects.requireNonNull(write.written());
-		observe(hold, written, received);
+		observe(hold, name, written, received);
 		if (received - send >= this.renewNanos) {
 			hold.holding = false;
 			return Claim.unavailable(this.store.describe() + " answered the write of the lease after " + (received - send) / 1_000_000L
 					+ " ms, later than the renew deadline of " + this.renewDeadline.toMillis() + " ms; not acting on it");
 		}
 		hold.holding = true;
+		hold.granted = true;
 		hold.renewedAt = send;
 		hold.held = written;
 		hold.ownEpoch = written.record().transitions();
@@ -291,7 +458,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		Write write = this.store.update(name, lease.resourceVersion(), cleared(lease.record()));
 		if (!write.isConflict()) {
 			Observed written = Objects.requireNonNull(write.written());
-			observe(hold, written, this.nanoTime.getAsLong());
+			observe(hold, name, written, this.nanoTime.getAsLong());
 			hold.ownEpoch = -1;
 			return new Claim(false, false, null, written.record().transitions(), 0, null);
 		}
@@ -310,6 +477,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			return;
 		}
 		synchronized (hold) {
+			if (hold.pending) {
+				// a reservation is left to expire: cleared, it would be free at once while a holder this
+				// instance did not see may still act on its grant
+				hold.pending = false;
+				hold.ownEpoch = -1;
+				return;
+			}
 			if (!hold.holding && hold.ownEpoch < 0) {
 				return;
 			}
@@ -322,7 +496,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 					Write write = this.store.update(name, lease.resourceVersion(), cleared(lease.record()));
 					if (!write.isConflict()) {
 						hold.ownEpoch = -1;
-						observe(hold, Objects.requireNonNull(write.written()), this.nanoTime.getAsLong());
+						observe(hold, name, Objects.requireNonNull(write.written()), this.nanoTime.getAsLong());
 						break;
 					}
 					lease = this.store.get(name);
@@ -346,24 +520,46 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		return this.store.describe();
 	}
 
-	private void observe(Hold hold, @Nullable Observed lease, long received) {
-		if (lease == null) {
-			hold.seenVersion = null;
-			return;
-		}
-		if (!lease.resourceVersion().equals(hold.seenVersion)) {
-			hold.seenVersion = lease.resourceVersion();
+	/**
+	 * Notes a lease as read or written: when its version (or its absence) was first seen, its token and
+	 * lease duration; logs a token that went back and a lease duration other than this instance's, once.
+	 */
+	private void observe(Hold hold, String name, @Nullable Observed lease, long received) {
+		String version = (lease != null) ? lease.resourceVersion() : ABSENT;
+		if (!version.equals(hold.seenVersion)) {
+			hold.seenVersion = version;
 			hold.seenSince = received;
 		}
+		if (lease == null) {
+			return;
+		}
+		LeaseRecord record = lease.record();
+		hold.lastPresent = record;
+		Fence observer = hold.fence;
+		long highest = observer.observe(record.transitions(), durationNanos(record));
+		if (record.transitions() < highest && observer.firstResetBelow(highest)) {
+			this.logger.warn("Lease {}: leaseTransitions went back from {} (the highest this instance has seen) to {}, holder {}: the "
+					+ "Lease was deleted and re-created, or restored from a backup; the holder's fencing token is below one handed out "
+					+ "before. This instance's next grant uses {} (see docs/kubernetes.md, Fencing token)", name, highest,
+					record.transitions(), (record.holder() != null) ? record.holder() : "none", highest + 1);
+		}
+		if (record.holder() != null && record.durationSeconds() != durationSeconds() && observer.firstDuration(record.durationSeconds())) {
+			this.logger.warn("Lease {}: holder {} wrote leaseDurationSeconds {}, this instance's lease duration is {} s (instances with "
+					+ "different lease durations, e.g. during a rolling change of it); a holder is taken over only once its Lease has "
+					+ "been seen unchanged for the duration it wrote", name, record.holder(), record.durationSeconds(),
+					durationSeconds());
+		}
 	}
+
+	/** The version noted for a lease that is not there. */
+	private static final String ABSENT = "\u0000absent";
 
 	private static long ageMillis(Hold hold, long now) {
 		return (hold.seenVersion != null) ? Math.max(0, (now - hold.seenSince) / 1_000_000L) : -1;
 	}
 
 	private int durationSeconds() {
-		long seconds = (this.leaseNanos + 999_999_999L) / 1_000_000_000L;
-		return (int) Math.min(Integer.MAX_VALUE, seconds);
+		return seconds(this.leaseNanos);
 	}
 
 	private Instant wallNow() {
@@ -391,6 +587,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	/** What one instance knows about the lease of one cluster; guarded by itself. */
 	private static final class Hold {
 
+		/** What the coordinator has seen of the cluster's lease. */
+		final Fence fence;
+
+		Hold(Fence fence) {
+			this.fence = fence;
+		}
+
 		/** The resource version last observed, null when none or the lease was absent. */
 		@Nullable String seenVersion;
 
@@ -403,6 +606,24 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		/** When the last successful write making this process the holder was sent (local monotonic nanos). */
 		long renewedAt;
 
+		/** Whether this process has held the lease at all ({@link #renewedAt} is set). */
+		boolean granted;
+
+		/** The lease as last read or written, null before one was seen. */
+		@Nullable LeaseRecord lastPresent;
+
+		/** Whether the lease is this process's reservation: re-created by it after a delete, not yet taken. */
+		boolean pending;
+
+		/** Whether {@link #pendingSince} is known (the create was answered, or a read saw the reservation since). */
+		boolean pendingKnown;
+
+		/** When the reservation was seen in place (local monotonic nanos, on receipt of the answer). */
+		long pendingSince;
+
+		/** How long the reservation must stand before this process takes it. */
+		long pendingNanos;
+
 		/** The lease as this process last wrote it while holding. */
 		@Nullable Observed held;
 
@@ -412,6 +633,60 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		 * by another process with the same id, or by this instance before a restart.
 		 */
 		long ownEpoch = -1;
+
+	}
+
+	/**
+	 * The fencing tokens and lease durations this coordinator has seen for one cluster, and what it has
+	 * logged about them; guarded by itself.
+	 */
+	private static final class Fence {
+
+		private long highest = -1;
+
+		private long longestNanos;
+
+		private long resetLoggedBelow = -1;
+
+		private boolean created;
+
+		private final java.util.Set<Integer> durationsLogged = new java.util.HashSet<>();
+
+		synchronized long highest() {
+			return this.highest;
+		}
+
+		synchronized long longestNanos() {
+			return this.longestNanos;
+		}
+
+		/** Notes a token and a lease duration read; returns the highest token before this one. */
+		synchronized long observe(long transitions, long durationNanos) {
+			long before = this.highest;
+			this.highest = Math.max(this.highest, transitions);
+			this.longestNanos = Math.max(this.longestNanos, durationNanos);
+			return Math.max(before, transitions);
+		}
+
+		/** Whether a token below the given highest is the first one seen below it (logged once per reset). */
+		synchronized boolean firstResetBelow(long highest) {
+			if (this.resetLoggedBelow == highest) {
+				return false;
+			}
+			this.resetLoggedBelow = highest;
+			return true;
+		}
+
+		synchronized boolean firstCreation() {
+			boolean first = !this.created;
+			this.created = true;
+			return first;
+		}
+
+		/** Whether a lease duration other than this instance's is seen for the first time (logged once per value, 16 at most). */
+		synchronized boolean firstDuration(int seconds) {
+			return this.durationsLogged.size() < 16 && this.durationsLogged.add(seconds);
+		}
 
 	}
 
@@ -431,6 +706,8 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		private LongSupplier nanoTime = System::nanoTime;
 
 		private Clock wallClock = Clock.systemUTC();
+
+		private final java.util.List<String> clusterIds = new java.util.ArrayList<>();
 
 		private Builder(KubernetesClient client) {
 			this.client = client;
@@ -476,6 +753,18 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		 */
 		public Builder leaseNamePrefix(String leaseNamePrefix) {
 			this.leaseNamePrefix = leaseNamePrefix;
+			return this;
+		}
+
+		/**
+		 * The ids of the clusters this coordinator (and any other with the same namespace and prefix)
+		 * will coordinate: {@link #build()} fails when two of them map to the same Lease name. A cluster
+		 * not given here is checked at its first decision (refused, naming both ids).
+		 * @param clusterIds the cluster ids
+		 * @return this builder
+		 */
+		public Builder clusterIds(java.util.Collection<String> clusterIds) {
+			clusterIds.forEach((id) -> this.clusterIds.add(Objects.requireNonNull(id, "cluster id must not be null")));
 			return this;
 		}
 
@@ -525,6 +814,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 						+ "'-' or '.', e.g. '"
 						+ DEFAULT_LEASE_NAME_PREFIX + "'");
 			}
+			checkLeaseNames(prefix, this.clusterIds);
 			String ns = this.namespace;
 			if (ns == null) {
 				ns = this.client.getNamespace();

@@ -124,4 +124,39 @@ class LeaseCoordinatorConfigurationTest {
 		}
 	}
 
+	@Test
+	void clusterIdsThatMapToOneLeaseNameStopTheBuildNamingBoth() {
+		assertThatThrownBy(() -> LeaseCoordinator.builder(this.client)
+			.leaseDuration(Duration.ofSeconds(15))
+			.clusterIds(java.util.List.of("orders", "MAILABRUF_CLUSTER", "mailabruf-cluster-72170219"))
+			.build()).isInstanceOf(IllegalArgumentException.class)
+			.hasMessage("cluster ids 'MAILABRUF_CLUSTER' and 'mailabruf-cluster-72170219' map to the same Lease name "
+					+ "'polling-mailabruf-cluster-72170219' (an id that is no DNS-1123 name is sanitized and gets a hash suffix, which "
+					+ "another id can equal); rename one of them");
+		// with another prefix the same ids are apart only if the names differ; a repeated id is no collision
+		assertThat(LeaseCoordinator.builder(this.client)
+			.leaseDuration(Duration.ofSeconds(15))
+			.clusterIds(java.util.List.of("orders", "MAILABRUF_CLUSTER", "mailabruf-cluster", "orders"))
+			.build()
+			.leaseName("mailabruf-cluster")).isEqualTo("polling-mailabruf-cluster");
+	}
+
+	@Test
+	void distinctIdsGetDistinctLeaseNames() {
+		// ids differing in case, punctuation, or beyond the length that fits: apart by the hash of the whole id
+		java.util.Random random = new java.util.Random(7);
+		java.util.Map<String, String> byName = new java.util.HashMap<>();
+		String alphabet = "aAbB0_-.";
+		for (int i = 0; i < 50_000; i++) {
+			StringBuilder id = new StringBuilder((i % 100 == 0) ? "x".repeat(260) : "");
+			int length = 1 + random.nextInt(8);
+			for (int c = 0; c < length; c++) {
+				id.append(alphabet.charAt(random.nextInt(alphabet.length())));
+			}
+			String name = LeaseCoordinator.leaseName("polling-", id.toString());
+			String other = byName.putIfAbsent(name, id.toString());
+			assertThat(other).as("ids '%s' and '%s' share %s", other, id, name).isIn(null, id.toString());
+		}
+	}
+
 }

@@ -323,7 +323,13 @@ class LeaseCoordinatorTest {
 		clock.advance(TICK);
 		Claim claim = a.acquire(CLUSTER, "a");
 		assertThat(claim.isUnavailable()).as("%s", claim.failure()).isFalse();
+		// a had released (unanswered) and finds no Lease: another instance may have taken it meanwhile, so a
+		// re-creates it as its reservation and takes it after the lease duration, with an epoch above its last
+		assertThat(claim.granted()).isFalse();
+		clock.advance(LEASE);
+		claim = a.acquire(CLUSTER, "a");
 		assertThat(claim.granted()).isTrue();
+		assertThat(claim.epoch()).isEqualTo(2);
 	}
 
 	@Test
@@ -465,16 +471,7 @@ class LeaseCoordinatorTest {
 
 		};
 		List<String> logged = new ArrayList<>();
-		org.slf4j.Logger logger = (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-				new Class<?>[] { org.slf4j.Logger.class }, (proxy, method, args) -> {
-					if (method.getName().startsWith("is")) {
-						return true;
-					}
-					if (List.of("warn", "info", "error").contains(method.getName())) {
-						logged.add(method.getName() + " " + args[0]);
-					}
-					return (method.getReturnType() == String.class) ? "test" : null;
-				});
+		org.slf4j.Logger logger = recordingLogger(logged);
 		LeaseCoordinator a = new LeaseCoordinator(flaky, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
 				Expiry.OBSERVED_CHANGE, logger);
 		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
@@ -490,10 +487,235 @@ class LeaseCoordinatorTest {
 			clock.advance(TICK);
 			assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
 		}
+		// the first creation's notice that no earlier token is known is not about the outage
+		logged.removeIf((line) -> line.contains("knows no earlier fencing token"));
 		assertThat(logged).hasSize(4);
 		assertThat(logged.get(0)).startsWith("warn Cluster '{}': {}; refusing until the API server answers");
 		assertThat(logged.get(1)).startsWith("info Cluster '{}': {} answers again");
 		assertThat(logged.subList(2, 4)).isEqualTo(logged.subList(0, 2));
+	}
+
+
+	/** A logger that records the format of each warn, info and error call, prefixed by the level (and with the arguments after " | "). */
+	static org.slf4j.Logger recordingLogger(List<String> logged) {
+		return (org.slf4j.Logger) java.lang.reflect.Proxy.newProxyInstance(LeaseCoordinatorTest.class.getClassLoader(),
+				new Class<?>[] { org.slf4j.Logger.class }, (proxy, method, args) -> {
+					if (method.getName().startsWith("is")) {
+						return true;
+					}
+					if (List.of("warn", "info", "error").contains(method.getName())) {
+						StringBuilder entry = new StringBuilder(method.getName() + " " + args[0]);
+						for (int i = 1; i < args.length; i++) {
+							entry.append((i == 1) ? " | " : ", ").append((args[i] instanceof Object[] array) ? java.util.Arrays.toString(array) : args[i]);
+						}
+						logged.add(entry.toString());
+					}
+					return (method.getReturnType() == String.class) ? "test" : null;
+				});
+	}
+
+	private LeaseCoordinator coordinator(KubernetesClient client, ManualClock clock, Duration lease, List<String> logged) {
+		return new LeaseCoordinator(new Fabric8LeaseStore(client, MockServerSupport.NAMESPACE, "polling-"), lease,
+				lease.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(), Expiry.OBSERVED_CHANGE, recordingLogger(logged));
+	}
+
+	private void deleteLease(LeaseCoordinator coordinator) {
+		assertThat(this.client.leases().inNamespace(MockServerSupport.NAMESPACE).withName(coordinator.leaseName(CLUSTER.id())).delete())
+			.isNotEmpty();
+	}
+
+	private static void advance(Duration duration, ManualClock... clocks) {
+		for (ManualClock clock : clocks) {
+			clock.advance(duration);
+		}
+	}
+
+	@Test
+	void aLeaseDeletedUnderItsHolderIsRecreatedByItWithATokenAboveEveryEarlierOne() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		ManualClock clockC = new ManualClock();
+		List<String> logged = new ArrayList<>();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB, LEASE, logged);
+		LeaseCoordinator c = coordinator(client(), clockC);
+		assertThat(a.acquire(CLUSTER, "a").epoch()).isZero();
+		a.release(CLUSTER, "a");
+		Claim held = b.acquire(CLUSTER, "b");
+		assertThat(held.granted()).isTrue();
+		assertThat(held.epoch()).isEqualTo(1);
+		assertThat(c.acquire(CLUSTER, "c").holder()).isEqualTo("b");
+		// an operator deletes the Lease while b holds it
+		deleteLease(b);
+		advance(TICK, clockA, clockB, clockC);
+		Claim recreated = b.acquire(CLUSTER, "b");
+		assertThat(recreated.granted()).as("the holder re-creates its Lease at once").isTrue();
+		assertThat(recreated.epoch()).as("the holder's token after its Lease was deleted").isGreaterThan(held.epoch());
+		assertThat(lease(b).getSpec().getLeaseTransitions()).isEqualTo((int) recreated.epoch());
+		assertThat(lease(b).getSpec().getHolderIdentity()).isEqualTo("b");
+		Claim seen = c.acquire(CLUSTER, "c");
+		assertThat(seen.granted()).isFalse();
+		assertThat(seen.holder()).isEqualTo("b");
+		assertThat(seen.epoch()).isEqualTo(recreated.epoch());
+		// covered by what the holder remembers: no warning, one line at INFO
+		assertThat(logged).noneMatch((line) -> line.startsWith("warn"));
+		assertThat(logged).filteredOn((line) -> line.contains("deleted")).hasSize(1);
+	}
+
+	@Test
+	void aLeaseDeletedUnderAHolderThatStoppedIsRecreatedOnlyAfterTheLeaseDurationWithATokenAboveTheHighestSeen() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		ManualClock clockC = new ManualClock();
+		List<String> logged = new ArrayList<>();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB);
+		LeaseCoordinator c = coordinator(client(), clockC, LEASE, logged);
+		assertThat(a.acquire(CLUSTER, "a").epoch()).isZero();
+		a.release(CLUSTER, "a");
+		assertThat(b.acquire(CLUSTER, "b").epoch()).isEqualTo(1);
+		b.release(CLUSTER, "b");
+		Claim last = a.acquire(CLUSTER, "a");
+		assertThat(last.epoch()).isEqualTo(2);
+		assertThat(c.acquire(CLUSTER, "c").holder()).isEqualTo("a");
+		// a's process stands still inside its grant; its Lease is deleted
+		deleteLease(c);
+		Duration elapsed = Duration.ZERO;
+		Claim claim = c.acquire(CLUSTER, "c");
+		while (!claim.granted() && elapsed.compareTo(LEASE.multipliedBy(3)) < 0) {
+			assertThat(claim.isUnavailable()).isFalse();
+			advance(TICK, clockA, clockC);
+			elapsed = elapsed.plus(TICK);
+			claim = c.acquire(CLUSTER, "c");
+		}
+		assertThat(elapsed).as("c takes a deleted Lease once it has seen it gone for the lease duration (a may still act until then)")
+			.isGreaterThanOrEqualTo(LEASE)
+			.isLessThanOrEqualTo(LEASE.plus(TICK));
+		assertThat(claim.granted()).isTrue();
+		assertThat(claim.epoch()).as("the token of the re-created Lease").isGreaterThan(last.epoch());
+		assertThat(lease(c).getSpec().getLeaseTransitions()).isEqualTo((int) claim.epoch());
+		// what c remembers may miss a holder change between its last read and the delete: said once at WARN
+		assertThat(logged).filteredOn((line) -> line.startsWith("warn")).hasSize(1).allMatch((line) -> line.contains("deleted"));
+		// a resumes: past its renew deadline it steps down; it neither overwrites nor releases c
+		Claim resumed = a.acquire(CLUSTER, "a");
+		assertThat(resumed.granted()).isFalse();
+		a.release(CLUSTER, "a");
+		assertThat(lease(c).getSpec().getHolderIdentity()).isEqualTo("c");
+	}
+
+	@Test
+	void aLeaseRecreatedWithFewerTransitionsIsTakenOverWithATokenAboveTheHighestObservedAndTheResetIsLoggedOnce() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockC = new ManualClock();
+		List<String> logged = new ArrayList<>();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator c = coordinator(client(), clockC, LEASE, logged);
+		assertThat(a.acquire(CLUSTER, "a").epoch()).isZero();
+		a.release(CLUSTER, "a");
+		assertThat(c.acquire(CLUSTER, "c").epoch()).isEqualTo(1);
+		c.release(CLUSTER, "c");
+		Claim last = a.acquire(CLUSTER, "a");
+		assertThat(last.epoch()).isEqualTo(2);
+		assertThat(c.acquire(CLUSTER, "c").holder()).isEqualTo("a");
+		// a namespace restored from an older backup: the Lease comes back with fewer transitions, held by a gone pod
+		deleteLease(a);
+		Lease restored = new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder().withNewMetadata()
+			.withName(a.leaseName(CLUSTER.id()))
+			.withNamespace(MockServerSupport.NAMESPACE)
+			.endMetadata()
+			.withNewSpec()
+			.withHolderIdentity("old-pod")
+			.withLeaseDurationSeconds(15)
+			.withLeaseTransitions(0)
+			.endSpec()
+			.build();
+		this.client.leases().inNamespace(MockServerSupport.NAMESPACE).resource(restored).create();
+		Claim claim = c.acquire(CLUSTER, "c");
+		for (int tick = 0; tick < 30 && !claim.granted(); tick++) {
+			assertThat(claim.holder()).isEqualTo("old-pod");
+			advance(TICK, clockA, clockC);
+			claim = c.acquire(CLUSTER, "c");
+		}
+		assertThat(claim.granted()).isTrue();
+		assertThat(claim.epoch()).as("the token taken over a Lease whose transitions went back").isEqualTo(last.epoch() + 1);
+		assertThat(lease(c).getSpec().getLeaseTransitions()).isEqualTo((int) claim.epoch());
+		assertThat(logged).filteredOn((line) -> line.startsWith("warn")).hasSize(1).allMatch((line) -> line.contains("went back"));
+	}
+
+	@Test
+	void anInstanceThatCreatesTheLeaseWithoutKnowingAnEarlierTokenSaysSoOnce() {
+		ManualClock clock = new ManualClock();
+		List<String> logged = new ArrayList<>();
+		LeaseCoordinator a = coordinator(this.client, clock, LEASE, logged);
+		assertThat(a.acquire(CLUSTER, "a").epoch()).isZero();
+		for (int tick = 0; tick < 5; tick++) {
+			clock.advance(TICK);
+			assertThat(a.acquire(CLUSTER, "a").renewed()).isTrue();
+		}
+		assertThat(logged).filteredOn((line) -> line.startsWith("warn")).hasSize(1).allMatch((line) -> line.contains("no earlier"));
+	}
+
+	@Test
+	void aHolderThatWroteALongerLeaseDurationIsNotTakenOverBeforeItEndsAndTheMismatchIsLoggedOnce() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		List<String> logged = new ArrayList<>();
+		Duration longer = Duration.ofSeconds(30);
+		// a rolling change of the lease duration from 15 s to 30 s: a runs the new setting, b the old one
+		LeaseCoordinator a = coordinator(this.client, clockA, longer, new ArrayList<>());
+		LeaseCoordinator b = coordinator(client(), clockB, LEASE, logged);
+		Claim held = a.acquire(CLUSTER, "a");
+		assertThat(held.granted()).isTrue();
+		assertThat(lease(a).getSpec().getLeaseDurationSeconds()).isEqualTo(30);
+		// a stands still right after its grant, which is valid for its renew deadline of 20 s
+		Duration elapsed = Duration.ZERO;
+		Claim claim = b.acquire(CLUSTER, "b");
+		while (!claim.granted() && elapsed.compareTo(longer.multipliedBy(2)) < 0) {
+			advance(TICK, clockA, clockB);
+			elapsed = elapsed.plus(TICK);
+			claim = b.acquire(CLUSTER, "b");
+		}
+		assertThat(elapsed).as("b takes over after the holder's leaseDurationSeconds, not its own lease duration")
+			.isGreaterThanOrEqualTo(longer)
+			.isLessThanOrEqualTo(longer.plus(TICK));
+		assertThat(claim.epoch()).isEqualTo(held.epoch() + 1);
+		assertThat(logged).filteredOn((line) -> line.contains("leaseDurationSeconds")).hasSize(1).allMatch((line) -> line.startsWith("warn"));
+	}
+
+	@Test
+	void aHolderThatWroteAShorterLeaseDurationIsTakenOverAfterIt() {
+		ManualClock clockA = new ManualClock();
+		ManualClock clockB = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clockA);
+		LeaseCoordinator b = coordinator(client(), clockB, Duration.ofSeconds(30), new ArrayList<>());
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		Duration elapsed = Duration.ZERO;
+		Claim claim = b.acquire(CLUSTER, "b");
+		while (!claim.granted() && elapsed.compareTo(Duration.ofMinutes(1)) < 0) {
+			advance(TICK, clockA, clockB);
+			elapsed = elapsed.plus(TICK);
+			claim = b.acquire(CLUSTER, "b");
+		}
+		// a's renew deadline (10 s) is inside the 15 s it wrote
+		assertThat(elapsed).isEqualTo(LEASE);
+	}
+
+	@Test
+	void twoClusterIdsWhoseLeaseNamesCoincideAreRefusedNamingBothAndTheFirstKeepsItsLease() {
+		ClusterDefinition other = ClusterDefinition.of("mailabruf-cluster-72170219", Duration.ofSeconds(10));
+		ManualClock clock = new ManualClock();
+		LeaseCoordinator a = coordinator(this.client, clock);
+		// a valid id equal to the sanitized name of another
+		assertThat(a.leaseName(other.id())).isEqualTo(a.leaseName(CLUSTER.id()));
+		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
+		for (int tick = 0; tick < 20; tick++) {
+			clock.advance(TICK);
+			Claim second = a.acquire(other, "a");
+			assertThat(second.isUnavailable()).as("a second cluster on the Lease of the first").isTrue();
+			assertThat(second.failure()).contains("'MAILABRUF_CLUSTER'", "'mailabruf-cluster-72170219'", "polling-mailabruf-cluster-72170219");
+			Claim first = a.acquire(CLUSTER, "a");
+			assertThat(first.renewed()).isTrue();
+		}
 	}
 
 }

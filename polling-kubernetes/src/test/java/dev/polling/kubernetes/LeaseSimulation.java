@@ -38,12 +38,21 @@ import dev.polling.kubernetes.LeaseStore.Write;
  * event loop re-entrantly until the answer is due (an answer may come later than planned when a
  * nested call returns later, which is just a longer delay).
  *
+ * <p>With {@code hostile} set, the store also forgets: an operator deletes the Lease at random
+ * moments, or replaces it by an older copy (a namespace restored from a backup: fewer transitions,
+ * a holder that is gone), and the instances run with different lease durations (15 s or 30 s, as
+ * during a rolling change of it), each with its own renew deadline.
+ *
  * <p>Invariant: a grant is valid from the virtual time its successful write (create or update naming
  * the instance holder, answered without a fault) was sent until {@code renewDeadline / rate} later,
  * or until the instance sends a release, whichever comes first. No two grants of different instances
  * have overlapping validity; of two grants of different instances the later one has the greater
  * epoch; a renewal keeps the epoch, and every other grant (a new holder, or the same one after a gap)
- * has a greater epoch than every grant before it.
+ * has a greater epoch than every grant before it, store resets included. The one excuse: a store
+ * reset that an instance logged (a Lease it re-created after a delete while not holding it, whose
+ * transitions went back, or that it created knowing no earlier token) after the grant of the highest
+ * token so far; such grants are counted
+ * ({@link #excused}), never silently passed.
  */
 final class LeaseSimulation {
 
@@ -64,7 +73,9 @@ final class LeaseSimulation {
 
 	private final Expiry expiry;
 
-	private final long renewNanos;
+	private final double renewFraction;
+
+	private final boolean hostile;
 
 	private final List<Instance> instances = new ArrayList<>();
 
@@ -77,6 +88,15 @@ final class LeaseSimulation {
 	private final List<Window> windows = new ArrayList<>();
 
 	private long now;
+
+	/** Debugging: events from this virtual time on (ms) are printed. */
+	long traceFrom = Long.MAX_VALUE;
+
+	private void trace(String event) {
+		if (this.now / 1_000_000L >= this.traceFrom) {
+			System.out.println(this.now / 1_000_000L + " ms: " + event);
+		}
+	}
 
 	private long sequence;
 
@@ -96,16 +116,35 @@ final class LeaseSimulation {
 
 	int releases;
 
+	int deletes;
+
+	int restores;
+
+	/** Grants whose token was not above every earlier one, by an instance that had logged a store reset. */
+	int excused;
+
+	/** Grants that took over a Lease written with another lease duration than the taker's. */
+	int mixedTakeovers;
+
 	private @Nullable String lastHolder;
 
 	private long maxEpoch = -1;
 
+	/** When the grant of {@link #maxEpoch} happened, and when an instance last logged a store reset (virtual nanos). */
+	private long maxEpochAt = -1;
+
+	private long resetLoggedAt = -2;
+
 	LeaseSimulation(long seed, Expiry expiry) {
+		this(seed, expiry, false);
+	}
+
+	LeaseSimulation(long seed, Expiry expiry, boolean hostile) {
 		this.seed = seed;
 		this.random = new Random(seed);
 		this.expiry = expiry;
-		double fraction = 0.5 + 0.4 * this.random.nextDouble();
-		this.renewNanos = (long) (LEASE.toNanos() * fraction);
+		this.hostile = hostile;
+		this.renewFraction = 0.5 + 0.4 * this.random.nextDouble();
 		int count = 3 + this.random.nextInt(3);
 		for (int i = 0; i < count; i++) {
 			this.instances.add(new Instance("i" + i));
@@ -120,6 +159,10 @@ final class LeaseSimulation {
 		for (Instance instance : this.instances) {
 			schedule(instance, (long) (this.random.nextDouble() * SECOND));
 		}
+		if (this.hostile) {
+			// after every instance has read the Lease at least once, typically
+			schedule(null, 3 * LEASE.toNanos());
+		}
 		while (this.steps < steps) {
 			Tick tick = this.ticks.poll();
 			this.now = Math.max(this.now, tick.at);
@@ -128,15 +171,47 @@ final class LeaseSimulation {
 		return this;
 	}
 
+	/** An operator deletes the Lease, or replaces it by an older copy; then the next such moment is scheduled. */
+	private void operator() {
+		if (this.instances.stream().anyMatch((instance) -> !instance.sawLease)) {
+			// a fresh instance that finds no Lease creates and holds it at once: it cannot tell a first start
+			// from a delete (documented, logged); the store forgets only once every instance has seen the Lease
+			schedule(null, LEASE.toNanos());
+			return;
+		}
+		for (Map.Entry<String, Observed> entry : new ArrayList<>(this.leases.entrySet())) {
+			long transitions = entry.getValue().record().transitions();
+			if (this.random.nextDouble() < 0.3 && transitions >= 3) {
+				// restored from a backup: fewer transitions, a holder that no longer runs
+				long older = this.random.nextInt((int) Math.min(Integer.MAX_VALUE, transitions - 2));
+				Instant then = Instant.parse("2026-01-01T00:00:00Z").plusNanos(this.now / 2);
+				this.leases.put(entry.getKey(), new Observed(Long.toString(this.nextVersion++),
+						new LeaseRecord("restored-pod", (int) LEASE.toSeconds(), then, then, older)));
+				this.restores++;
+				trace("operator restores " + this.leases.get(entry.getKey()));
+			}
+			else {
+				this.leases.remove(entry.getKey());
+				this.deletes++;
+				trace("operator deletes");
+			}
+		}
+		schedule(null, (long) (this.random.nextDouble() * 24 * LEASE.toNanos()));
+	}
+
 	long virtualMillis() {
 		return this.now / 1_000_000L;
 	}
 
-	private void schedule(Instance instance, long delay) {
+	private void schedule(@Nullable Instance instance, long delay) {
 		this.ticks.add(new Tick(this.now + delay, this.sequence++, instance));
 	}
 
-	private void step(Instance instance) {
+	private void step(@Nullable Instance instance) {
+		if (instance == null) {
+			operator();
+			return;
+		}
 		this.steps++;
 		if (this.random.nextDouble() < (instance.holding ? 0.02 : 0.005)) {
 			// a pause or shutdown: the grant ends when the release is sent
@@ -147,7 +222,10 @@ final class LeaseSimulation {
 		}
 		else {
 			instance.grantSentAt = -1;
+			instance.takenFrom = null;
+			trace(instance.id + " decides");
 			Claim claim = instance.coordinator.acquire(CLUSTER, instance.id);
+			trace(instance.id + " (lease " + instance.lease.toSeconds() + " s) " + claim);
 			instance.holding = claim.granted();
 			if (claim.granted()) {
 				granted(instance, claim);
@@ -165,8 +243,11 @@ final class LeaseSimulation {
 		if (instance.grantSentAt < 0) {
 			throw failure("granted to " + instance.id + " without a successful write in the same decision");
 		}
-		Window window = new Window(instance, instance.grantSentAt, instance.grantSentAt + (long) (this.renewNanos / instance.rate),
+		Window window = new Window(instance, instance.grantSentAt, instance.grantSentAt + (long) (instance.renewNanos / instance.rate),
 				claim.epoch());
+		// a grant after a store reset that an instance logged since the highest token was granted, and its renewals
+		boolean excuse = claim.renewed() ? claim.epoch() == instance.excusedEpoch
+				: claim.epoch() <= this.maxEpoch && this.resetLoggedAt > this.maxEpochAt;
 		for (Window other : this.windows) {
 			if (other.instance == instance) {
 				continue;
@@ -174,13 +255,29 @@ final class LeaseSimulation {
 			if (window.start < other.end && other.start < window.end) {
 				throw failure("grants overlap: " + window + " and " + other);
 			}
-			if ((other.start < window.start) != (other.epoch < window.epoch)) {
+			if (!excuse && !other.excused && (other.start < window.start) != (other.epoch < window.epoch)) {
 				throw failure("epochs do not grow with the holder: " + other + " then " + window);
 			}
 		}
-		if (claim.renewed() ? claim.epoch() != instance.lastEpoch : claim.epoch() <= this.maxEpoch) {
+		if (claim.renewed() ? claim.epoch() != instance.lastEpoch : claim.epoch() <= this.maxEpoch && !excuse) {
 			throw failure((claim.renewed() ? "a renewal changed the epoch: " + instance.lastEpoch + " to " : "a new grant's epoch is not above "
 					+ "every earlier one (" + this.maxEpoch + "): ") + window);
+		}
+		if (excuse) {
+			window.excused = true;
+			if (!claim.renewed()) {
+				this.excused++;
+				instance.excusedEpoch = claim.epoch();
+			}
+		}
+		if (claim.epoch() > this.maxEpoch) {
+			this.maxEpochAt = this.now;
+		}
+		if (!claim.renewed()) {
+			if (instance.takenFrom != null && instance.takenFrom.holder() != null && !instance.id.equals(instance.takenFrom.holder())
+					&& instance.takenFrom.durationSeconds() != instance.lease.toSeconds()) {
+				this.mixedTakeovers++;
+			}
 		}
 		instance.lastEpoch = claim.epoch();
 		this.maxEpoch = Math.max(this.maxEpoch, claim.epoch());
@@ -195,8 +292,8 @@ final class LeaseSimulation {
 	}
 
 	private AssertionError failure(String message) {
-		return new AssertionError("seed " + this.seed + " (expiry " + this.expiry + ", renew deadline " + this.renewNanos / 1_000_000L
-				+ " ms) at " + this.now / 1_000_000L + " ms: " + message);
+		return new AssertionError("seed " + this.seed + " (expiry " + this.expiry + ", renew deadline " + this.renewFraction
+				+ " of the lease duration" + (this.hostile ? ", hostile store" : "") + ") at " + this.now / 1_000_000L + " ms: " + message);
 	}
 
 	/** Runs the requests and other instances' decisions due until the given time. */
@@ -245,7 +342,20 @@ final class LeaseSimulation {
 
 		final LeaseCoordinator coordinator;
 
+		final Duration lease;
+
+		final long renewNanos;
+
 		boolean holding;
+
+		/** The token of this instance's last grant that was excused, -1 if none. */
+		long excusedEpoch = -1;
+
+		/** Whether a read of this instance has returned the Lease. */
+		boolean sawLease;
+
+		/** The Lease this decision's successful update replaced, if any. */
+		@Nullable LeaseRecord takenFrom;
 
 		long grantSentAt = -1;
 
@@ -275,8 +385,23 @@ final class LeaseSimulation {
 				}
 
 			};
-			this.coordinator = new LeaseCoordinator(this, LEASE, Duration.ofNanos(LeaseSimulation.this.renewNanos), "polling-",
-					this::nanoTime, wall, LeaseSimulation.this.expiry, LOGGER);
+			this.lease = (LeaseSimulation.this.hostile && random.nextBoolean()) ? LEASE.multipliedBy(2) : LEASE;
+			this.renewNanos = (long) (this.lease.toNanos() * LeaseSimulation.this.renewFraction);
+			this.coordinator = new LeaseCoordinator(this, this.lease, Duration.ofNanos(this.renewNanos), "polling-", this::nanoTime, wall,
+					LeaseSimulation.this.expiry, resetNoting(LOGGER));
+		}
+
+		/** The simulation's logger, noting this instance's warnings that the store lost history. */
+		private Logger resetNoting(Logger delegate) {
+			return (Logger) java.lang.reflect.Proxy.newProxyInstance(Logger.class.getClassLoader(), new Class<?>[] { Logger.class },
+					(proxy, method, args) -> {
+						if (method.getName().equals("warn") && args != null && args[0] instanceof String format
+								&& (format.contains("went back") || format.contains("is not known here")
+										|| format.contains("knows no earlier fencing token"))) {
+							LeaseSimulation.this.resetLoggedAt = LeaseSimulation.this.now;
+						}
+						return method.invoke(delegate, args);
+					});
 		}
 
 		long nanoTime() {
@@ -293,7 +418,9 @@ final class LeaseSimulation {
 
 		@Override
 		public @Nullable Observed get(String name) throws StoreFault {
-			return call(new Request(name, null, null, false)).observed;
+			Observed observed = call(new Request(name, null, null, false)).observed;
+			this.sawLease |= observed != null;
+			return observed;
 		}
 
 		@Override
@@ -303,7 +430,12 @@ final class LeaseSimulation {
 
 		@Override
 		public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
-			return write(new Request(name, resourceVersion, record, false));
+			Request request = new Request(name, resourceVersion, record, false);
+			Write write = write(request);
+			if (!write.isConflict()) {
+				this.takenFrom = request.replaced;
+			}
+			return write;
 		}
 
 		private Write write(Request request) throws StoreFault {
@@ -366,6 +498,9 @@ final class LeaseSimulation {
 
 		@Nullable Observed observed;
 
+		/** The record an applied update replaced. */
+		@Nullable LeaseRecord replaced;
+
 		Write write = Write.CONFLICT;
 
 		Request(String name, @Nullable String version, @Nullable LeaseRecord record, boolean create) {
@@ -378,6 +513,7 @@ final class LeaseSimulation {
 		void apply() {
 			Map<String, Observed> leases = LeaseSimulation.this.leases;
 			Observed current = leases.get(this.name);
+			trace("apply " + (this.create ? "create " : (this.record != null) ? "update@" + this.version + " " : "get ") + this.record + " on " + current);
 			this.applied = true;
 			if (this.record == null) {
 				this.observed = current;
@@ -386,6 +522,7 @@ final class LeaseSimulation {
 			boolean matches = this.create ? current == null : current != null && current.resourceVersion().equals(this.version);
 			if (matches) {
 				Observed written = new Observed(Long.toString(LeaseSimulation.this.nextVersion++), this.record);
+				this.replaced = (current != null) ? current.record() : null;
 				leases.put(this.name, written);
 				this.write = new Write(written);
 			}
@@ -418,6 +555,8 @@ final class LeaseSimulation {
 		long end;
 
 		final long epoch;
+
+		boolean excused;
 
 		Window(Instance instance, long start, long end, long epoch) {
 			this.instance = instance;

@@ -40,6 +40,49 @@ class LeaseSimulationTest {
 		assertThat(faults).isGreaterThan(SEEDS * 10);
 	}
 
+	/**
+	 * The same invariant with a store that forgets (the Lease deleted, or replaced by an older copy
+	 * with fewer transitions and a gone holder) and instances with lease durations of 15 s and 30 s.
+	 * Quick budget here; the long run and the replay of one seed:
+	 * {@code ./mvnw -B -pl polling-kubernetes -am test -Dtest=LeaseSimulationTest#*Hostile* -Dsurefire.failIfNoSpecifiedTests=false
+	 * -Dpolling.lease.seeds=1000 -Dpolling.lease.steps=10000} ({@code -Dpolling.lease.seed=N -Dpolling.lease.seeds=1} replays seed N).
+	 */
+	@Test
+	void withLeasesDeletedOrRestoredAndMixedLeaseDurationsNoTwoInstancesHoldAndTokensOnlyGrow() {
+		int seeds = Integer.getInteger("polling.lease.seeds", SEEDS);
+		int steps = Integer.getInteger("polling.lease.steps", STEPS / 2);
+		long first = Long.getLong("polling.lease.seed", 1);
+		long started = System.nanoTime();
+		long decisions = 0;
+		long grants = 0;
+		long holderChanges = 0;
+		long deletes = 0;
+		long restores = 0;
+		long excused = 0;
+		long mixedTakeovers = 0;
+		long virtualMillis = 0;
+		for (long seed = first; seed < first + seeds; seed++) {
+			LeaseSimulation simulation = new LeaseSimulation(seed, Expiry.OBSERVED_CHANGE, true).run(steps);
+			decisions += steps;
+			grants += simulation.grants;
+			holderChanges += simulation.holderChanges;
+			deletes += simulation.deletes;
+			restores += simulation.restores;
+			excused += simulation.excused;
+			mixedTakeovers += simulation.mixedTakeovers;
+			virtualMillis += simulation.virtualMillis();
+		}
+		System.out.printf("lease simulation (hostile store): seeds=%d decisions=%d violations=0 grants=%d holderChanges=%d deletes=%d "
+				+ "restores=%d mixedDurationTakeovers=%d excusedTokens=%d virtualHours=%d wallSeconds=%d%n", seeds, decisions, grants,
+				holderChanges, deletes, restores, mixedTakeovers, excused, virtualMillis / 3_600_000L,
+				(System.nanoTime() - started) / 1_000_000_000L);
+		// the run exercised what it is for: deletes, restores, takeovers between different lease durations
+		assertThat(deletes).isGreaterThan(seeds);
+		assertThat(restores).isGreaterThan(seeds / 2);
+		assertThat(mixedTakeovers).isGreaterThan(seeds);
+		assertThat(holderChanges).isGreaterThan(seeds * 5L);
+	}
+
 	@Test
 	void theInvariantCatchesExpiryJudgedByRenewTimeAgainstASkewedWallClock() {
 		assertCaught(Expiry.WALL_CLOCK_RENEW_TIME);

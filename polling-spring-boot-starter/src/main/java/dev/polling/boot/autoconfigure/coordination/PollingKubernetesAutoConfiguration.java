@@ -43,12 +43,21 @@ public final class PollingKubernetesAutoConfiguration {
 		PollingProperties.Kubernetes settings = properties.getKubernetes();
 		Duration configured = settings.getLeaseDuration();
 		checkDurations(properties, settings);
+		java.util.List<String> clusterIds = new java.util.ArrayList<>();
+		properties.getClusters().forEach((id, cluster) -> {
+			PollingProperties.Coordination kind = (cluster.getCoordination() != null) ? cluster.getCoordination()
+					: properties.getCoordination();
+			if (kind == PollingProperties.Coordination.KUBERNETES) {
+				clusterIds.add(id);
+			}
+		});
 		try {
 			return new PollingCoordinatorRegistration(PollingProperties.Coordination.KUBERNETES,
 					new PerFailoverCoordinator(properties, PollingProperties.Coordination.KUBERNETES, configured, (leaseDuration) -> {
 						LeaseCoordinator.Builder builder = LeaseCoordinator.builder(client)
 							.leaseDuration(leaseDuration)
-							.leaseNamePrefix(settings.getLeaseNamePrefix());
+							.leaseNamePrefix(settings.getLeaseNamePrefix())
+							.clusterIds(clusterIds);
 						if (settings.getNamespace() != null) {
 							builder.namespace(settings.getNamespace().strip());
 						}
@@ -63,6 +72,11 @@ public final class PollingKubernetesAutoConfiguration {
 			String message = String.valueOf(ex.getMessage());
 			String property;
 			String value;
+			if (message.startsWith("cluster ids")) {
+				// two cluster ids on one Lease: the message names both
+				throw new InvalidPollingConfigurationException("polling.clusters", String.join(", ", clusterIds), message,
+						"rename one of the two clusters, see docs/kubernetes.md");
+			}
 			if (message.startsWith("namespace")) {
 				property = "polling.kubernetes.namespace";
 				value = String.valueOf(settings.getNamespace());

@@ -127,6 +127,19 @@ class PollingKubernetesAutoConfigurationTests {
 	}
 
 	@Test
+	void twoClusterIdsOnOneLeaseNameStopTheStartNamingBoth() {
+		this.runner.withBean(KubernetesClient.class, this::newClient)
+			.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.clusters.mailabruf-cluster-72170219.wait-time=10s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("polling.clusters")
+					.hasMessageContaining("cluster ids 'MAILABRUF_CLUSTER' and 'mailabruf-cluster-72170219' map to the same Lease name "
+							+ "'polling-mailabruf-cluster-72170219'");
+			});
+	}
+
+	@Test
 	void withoutTheModuleTheStartFailsNamingTheProperty() {
 		this.runner.withClassLoader(new FilteredClassLoader(LeaseCoordinator.class)).run((context) -> {
 			assertThat(context).hasFailed();
