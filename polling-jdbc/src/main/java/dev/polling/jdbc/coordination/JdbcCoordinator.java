@@ -89,6 +89,16 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	 */
 	private final Map<String, Long> taken = new ConcurrentHashMap<>();
 
+	/**
+	 * The highest epoch this coordinator has seen per cluster: a row re-created after a delete, or
+	 * restored with a lower epoch, continues above it, so that this instance never hands out a
+	 * fencing token lower than one it has seen.
+	 */
+	private final Map<String, Long> highestEpoch = new ConcurrentHashMap<>();
+
+	/** Per cluster, the lower epoch a row was last found with (its warning logged once). */
+	private final Map<String, Long> epochWentBack = new ConcurrentHashMap<>();
+
 	/** Clusters whose row names this instance's id but was not taken by this process (logged once). */
 	private final Set<String> foreignHold = ConcurrentHashMap.newKeySet();
 
@@ -150,9 +160,9 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		this.time = new DatabaseTime(dialect);
 		String table = tables.coordination();
 		this.ensureSql = switch (dialect) {
-			case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, 0) ON CONFLICT (cluster_id) DO NOTHING";
-			case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, 0)";
-			case H2 -> "MERGE INTO " + table + " (cluster_id) KEY (cluster_id) VALUES (?)";
+			case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, ?) ON CONFLICT (cluster_id) DO NOTHING";
+			case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, ?)";
+			case H2 -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, ?)";
 		};
 		this.existsSql = "SELECT 1 FROM " + table + " WHERE cluster_id = ?";
 		// how long to wait for a row another transaction holds: PostgreSQL honours the JDBC query timeout
@@ -189,6 +199,22 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 	public Claim acquire(ClusterDefinition cluster, String instanceId) {
 		validate(cluster.id(), instanceId);
 		Duration failover = (this.failoverPeriod != null) ? this.failoverPeriod : cluster.waitTime();
+		try {
+			return decide(cluster, instanceId, failover);
+		}
+		catch (RowMissingException ex) {
+			// deleted under this coordinator (a cleanup, a restore): made again at once, above the epochs seen
+			this.ensured.remove(cluster.id());
+			try {
+				return decide(cluster, instanceId, failover);
+			}
+			catch (RowMissingException again) {
+				return Claim.unavailable("the coordination row of cluster '" + cluster.id() + "' disappeared twice in a row");
+			}
+		}
+	}
+
+	private Claim decide(ClusterDefinition cluster, String instanceId, Duration failover) throws RowMissingException {
 		long started = System.nanoTime();
 		try (Connection connection = this.dataSource.getConnection()) {
 			ensureRow(connection, cluster.id());
@@ -216,6 +242,9 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			finally {
 				restoreAutoCommit(connection, autoCommit);
 			}
+		}
+		catch (RowMissingException ex) {
+			throw ex;
 		}
 		catch (SQLException ex) {
 			String failure = "database coordination failed: " + ex.getMessage() + " (SQLState " + ex.getSQLState() + ")";
@@ -274,10 +303,11 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			read.setString(1, clusterId);
 			try (ResultSet row = read.executeQuery()) {
 				if (!row.next()) {
-					throw new SQLException("coordination row for cluster '" + clusterId + "' is missing", "02000");
+					throw new RowMissingException(clusterId);
 				}
 				String holder = row.getString(1);
 				long epoch = row.getLong(2);
+				observe(clusterId, epoch);
 				Instant lastRun = (row.getObject(3) != null) ? this.time.read(row, 3) : null;
 				long ageMillis = (lastRun != null) ? Math.max(0, Duration.between(lastRun, this.time.read(row, 4)).toMillis()) : -1;
 				boolean free = holder == null || lastRun == null || ageMillis >= failover.toMillis();
@@ -296,7 +326,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			lock.setString(1, clusterId);
 			try (ResultSet row = lock.executeQuery()) {
 				if (!row.next()) {
-					throw new SQLException("coordination row for cluster '" + clusterId + "' is missing", "02000");
+					throw new RowMissingException(clusterId);
 				}
 				holder = row.getString(1);
 				epoch = row.getLong(2);
@@ -314,7 +344,13 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			return refuse(clusterId, instanceId, holder, epoch, ageMillis, failover);
 		}
 		this.foreignHold.remove(key);
-		long newEpoch = mine ? epoch : epoch + 1;
+		long seen = this.highestEpoch.getOrDefault(clusterId, epoch);
+		if (seen > epoch && !Long.valueOf(epoch).equals(this.epochWentBack.put(clusterId, epoch))) {
+			logger.warn("Cluster '{}': the coordination row's epoch went back from {} to {} (restored from a backup?); "
+					+ "continuing above {}. An instance that never saw the higher epoch cannot know it", clusterId, seen, epoch, seen);
+		}
+		long newEpoch = mine ? epoch : Math.max(epoch, seen) + 1;
+		observe(clusterId, newEpoch);
 		try (PreparedStatement update = connection.prepareStatement(this.updateSql)) {
 			update.setString(1, instanceId);
 			update.setLong(2, newEpoch);
@@ -450,9 +486,15 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				}
 			}
 		}
+		Long seen = this.highestEpoch.get(clusterId);
 		try (PreparedStatement insert = connection.prepareStatement(this.ensureSql)) {
 			insert.setString(1, clusterId);
-			insert.executeUpdate();
+			insert.setLong(2, (seen != null) ? seen : 0);
+			if (insert.executeUpdate() == 1 && seen != null) {
+				logger.warn("Cluster '{}': its coordination row was missing (deleted?); created it again with epoch {}, the highest "
+						+ "this instance saw, so its fencing tokens go on rising. An instance that never saw the old row cannot "
+						+ "know its epochs", clusterId, seen);
+			}
 		}
 		catch (SQLException ex) {
 			if (!DialectSql.isDuplicateKey(ex)) {
@@ -463,6 +505,21 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			connection.setAutoCommit(autoCommit);
 		}
 		this.ensured.add(clusterId);
+	}
+
+	private void observe(String clusterId, long epoch) {
+		this.highestEpoch.merge(clusterId, epoch, Math::max);
+	}
+
+	/** The cluster's row is gone: it was deleted after this coordinator made sure it exists. */
+	private static final class RowMissingException extends SQLException {
+
+		private static final long serialVersionUID = 1L;
+
+		RowMissingException(String clusterId) {
+			super("coordination row for cluster '" + clusterId + "' is missing", "02000");
+		}
+
 	}
 
 	private static void validate(String clusterId, String instanceId) {

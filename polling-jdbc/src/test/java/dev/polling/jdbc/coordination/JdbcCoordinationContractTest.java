@@ -110,6 +110,33 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 
 	}
 
+	/**
+	 * Issue 29 (a forgotten lock row, fencing tokens that go back): the cluster's row is deleted
+	 * under its holder (a cleanup script, a restore). The holder's next decision creates it again
+	 * at once and keeps the cluster with a token above every one it handed out; the other instance
+	 * is refused; the re-creation is logged once. On 3b5282d the row stayed missing and every
+	 * decision was refused as unavailable until a restart.
+	 */
+	@Test
+	void aRowDeletedUnderTheHolderIsCreatedAgainAtOnceAndItsTokensGoOnRising() throws Exception {
+		try (dev.polling.jdbc.test.LogCapture log = dev.polling.jdbc.test.LogCapture.start()) {
+			PollingManager a = instance("a", "DELETED");
+			PollingManager b = instance("b", "DELETED");
+			assertThat(a.decide("DELETED").isGranted()).isTrue();
+			assertThat(a.decide("DELETED").reason()).isEqualTo(Reason.RENEWED);
+			long before = a.fencingToken("DELETED").orElseThrow();
+			try (java.sql.Connection connection = database().connect(); java.sql.Statement statement = connection.createStatement()) {
+				statement.executeUpdate("DELETE FROM " + TableNames.defaults().coordination() + " WHERE cluster_id = 'DELETED'");
+			}
+			Decision after = a.decide("DELETED");
+			assertThat(after.isGranted()).as(after.toString()).isTrue();
+			assertThat(a.fencingToken("DELETED").orElseThrow()).isGreaterThan(before);
+			assertThat(b.decide("DELETED").reason()).isEqualTo(Reason.PEER_ACTIVE);
+			assertThat(a.decide("DELETED").reason()).isEqualTo(Reason.RENEWED);
+			assertThat(log.lines("WARN", JdbcCoordinator.class.getName(), "coordination row was missing")).hasSize(1);
+		}
+	}
+
 	@Test
 	void grantsOneInstanceAndKeepsItWithTheHolderWhileItRenews() {
 		PollingManager a = instance("a", "RENEW");
