@@ -156,6 +156,38 @@ final class PollingPropertyKeys {
 		return node.kind != Kind.BEAN;
 	}
 
+	/**
+	 * The key pattern of a name that the starter binds to a value of the given type, map keys
+	 * written as {@code <id>} ({@code polling.clusters.<id>.wait-time}), or null.
+	 * @param name the name, as a property source has it
+	 * @param type the type of the value
+	 * @return the pattern, or null when the name is not a key of that type
+	 */
+	@Nullable String patternOfType(ConfigurationPropertyName name, Class<?> type) {
+		Node node = this.root;
+		StringBuilder pattern = new StringBuilder("polling");
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			switch (node.kind) {
+				case MAP -> {
+					node = node.value;
+					pattern.append(".<id>");
+				}
+				case BEAN -> {
+					Child child = node.children.get(uniform(name.getElement(i, Form.UNIFORM)));
+					if (child == null) {
+						return null;
+					}
+					node = child.node;
+					pattern.append('.').append(child.name);
+				}
+				default -> {
+					return null;
+				}
+			}
+		}
+		return (node.kind == Kind.LEAF && !node.indexed && type.equals(node.type)) ? pattern.toString() : null;
+	}
+
 	/** Every leaf key of a given type, map keys written as {@code <id>}: for tests of the unit rule. */
 	List<String> keysOfType(Class<?> type) {
 		List<String> keys = new ArrayList<>();

@@ -62,6 +62,14 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 		report(environment).forEach(this.logger::warn);
 		if (environment.getProperty("polling.enabled", Boolean.class, true)) {
 			checkClustersAreRead(environment);
+			for (UnitlessDurationsReporter.Report report : UnitlessDurationsReporter.report(environment)) {
+				if (report.warning()) {
+					this.logger.warn(report.message());
+				}
+				else {
+					this.logger.info(report.message());
+				}
+			}
 		}
 	}
 

@@ -105,6 +105,38 @@ class SilentSetupTests {
 		}
 	}
 
+	// ---------------------------------------------------------------- 5. durations without a unit
+
+	@Test
+	void aDurationWithoutUnitIsLoggedWithItsUnit(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run(DOMAIN, "polling.clusters.MAILBOX.wait-time=20")) {
+			assertThat(context.getBean(PollingManager.class).cluster("MAILBOX").waitTime())
+				.isEqualTo(java.time.Duration.ofSeconds(20));
+		}
+		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.clusters.MAILBOX.wait-time = 20 ")))
+			.singleElement()
+			.satisfies((line) -> assertThat(line).contains(" INFO ").contains("has no unit: read as 20 s (20s); write the unit"));
+		assertThat(output.getOut()).doesNotContain("if 20 ms was meant");
+	}
+
+	@Test
+	void anImplausibleDurationWithoutUnitIsNamedWithBothReadings(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run("spring.config.location=classpath:mistakes/unitless-wait-time.yml")) {
+			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactlyInAnyOrder("orders.mail", "MAILBOX");
+		}
+		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.clusters.[orders.mail].wait-time = 20000 ")))
+			.singleElement()
+			.satisfies((line) -> assertThat(line).contains(" WARN ")
+				.contains("(class path resource [mistakes/unitless-wait-time.yml]")
+				.contains("read as 20000 s (5 h 33 min 20 s), more than the plausible 1 h for a wait time; "
+						+ "if 20000 ms was meant write 20000ms, else write 20000s"));
+		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.peer-timeout = 2 ")))
+			.singleElement()
+			.satisfies((line) -> assertThat(line).contains(" INFO ").contains("has no unit: read as 2 s (2s)"));
+		assertThat(output.getOut()).doesNotContain("polling.clusters.MAILBOX.wait-time =")
+			.doesNotContain("max-cycle-time =");
+	}
+
 	static ConfigurableApplicationContext run(String... properties) {
 		return run(EmptyApplication.class, properties);
 	}
