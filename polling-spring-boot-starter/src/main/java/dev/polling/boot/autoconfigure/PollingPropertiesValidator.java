@@ -1,9 +1,14 @@
 package dev.polling.boot.autoconfigure;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -32,6 +37,9 @@ final class PollingPropertiesValidator {
 
 	private static final String HIDDEN = "******";
 
+	/** Host and port in a JMX service URL such as {@code service:jmx:rmi:///jndi/rmi://host:port/jmxrmi}. */
+	private static final Pattern RMI_ADDRESS = Pattern.compile("rmi://(\\[[^\\]]+\\]|[^/:]+):(\\d{1,5})/");
+
 	private final PollingPropertyErrors errors;
 
 	PollingPropertiesValidator(Errors errors) {
@@ -42,6 +50,7 @@ final class PollingPropertiesValidator {
 		boolean peerTimeoutValid = validateInstance(properties);
 		validateServer(properties.getJmx().getServer());
 		validatePeers(properties.getPeers());
+		validateOwnPeerEntry(properties);
 		validateClusters(properties, peerTimeoutValid);
 		validateDiscovery(properties);
 	}
@@ -231,6 +240,68 @@ final class PollingPropertiesValidator {
 						"remove one of them (polling.peers." + PollingPropertyErrors.mapKey(other) + " or polling.peers."
 								+ PollingPropertyErrors.mapKey(id) + ") or fix its address");
 			}
+		}
+	}
+
+	/**
+	 * An instance that finds itself in a shared peer list skips that entry, but only once it has
+	 * reached itself there: an own entry with another port (a typo, 9021 for 9012) points at nothing
+	 * or at another instance, the instance never recognises itself, and two instances can hold the
+	 * same cluster. The instance knows its id and its JMX server's port, so its own entry is checked
+	 * here when its host is an address of this machine.
+	 */
+	private void validateOwnPeerEntry(PollingProperties properties) {
+		String instanceId = properties.getInstanceId();
+		Integer serverPort = properties.getJmx().getServer().getPort();
+		if (instanceId == null || instanceId.isBlank() || serverPort == null) {
+			return;
+		}
+		Peer own = properties.getPeers().get(instanceId.trim());
+		if (own == null) {
+			return;
+		}
+		String key = "peers." + PollingPropertyErrors.mapKey(instanceId.trim()) + ".";
+		String host;
+		Integer port;
+		String portKey;
+		if (own.getUrl() != null && !own.getUrl().isBlank()) {
+			Matcher matcher = RMI_ADDRESS.matcher(own.getUrl().trim());
+			if (!matcher.find()) {
+				return;
+			}
+			host = matcher.group(1);
+			port = Integer.valueOf(matcher.group(2));
+			portKey = key + "url";
+		}
+		else {
+			host = own.getHost();
+			port = own.getPort();
+			portKey = key + "port";
+		}
+		if (host == null || host.isBlank() || port == null || port.equals(serverPort) || !isLocalAddress(host.trim())) {
+			return;
+		}
+		invalid(portKey, portKey.endsWith("url") ? own.getUrl().trim() : port,
+				"this instance's own entry (polling.instance-id = " + instanceId.trim() + ") names port " + port
+						+ " on a local address, but its JMX server listens on polling.jmx.server.port = " + serverPort
+						+ ": the instance would not recognise itself and its peers would not reach it",
+				portKey.endsWith("url") ? "write port " + serverPort + " in polling." + portKey + " (the port of this instance's JMX server)"
+						: "set polling." + portKey + " to " + serverPort + " (the port of this instance's JMX server)");
+	}
+
+	/** Whether the host is the loopback or an address of one of this machine's interfaces. */
+	static boolean isLocalAddress(String host) {
+		String plain = (host.startsWith("[") && host.endsWith("]")) ? host.substring(1, host.length() - 1) : host;
+		try {
+			for (InetAddress address : InetAddress.getAllByName(plain)) {
+				if (address.isLoopbackAddress() || address.isAnyLocalAddress() || NetworkInterface.getByInetAddress(address) != null) {
+					return true;
+				}
+			}
+			return false;
+		}
+		catch (IOException | SecurityException ex) {
+			return false;
 		}
 	}
 

@@ -67,7 +67,15 @@ final class PollingPropertyKeys {
 				case ANY -> {
 					return null;
 				}
-				case MAP -> node = node.value;
+				case MAP -> {
+					node = node.value;
+					if (i < name.getNumberOfElements() - 1) {
+						Unknown dotted = dottedMapKey(name, i, node);
+						if (dotted != null) {
+							return dotted;
+						}
+					}
+				}
 				case LEAF -> {
 					if (node.indexed && name.isNumericIndex(i) && i == name.getNumberOfElements() - 1) {
 						return null;
@@ -84,6 +92,100 @@ final class PollingPropertyKeys {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * A map key written with dots but without brackets ({@code polling.clusters.orders.mail.wait-time}):
+	 * the binder reads the map key as {@code orders} and the rest as unknown keys below it. When the
+	 * element after the map key is not a known key but the elements after a longer, dotted map key
+	 * are, that is what was meant.
+	 * @param name the name
+	 * @param index the element of the map key
+	 * @param value the node of the map's values
+	 * @return the dotted map key with its bracket notation, or null
+	 */
+	private @Nullable Unknown dottedMapKey(ConfigurationPropertyName name, int index, Node value) {
+		if (value.kind != Kind.BEAN || isKnownBelow(value, name, index + 1)) {
+			return null;
+		}
+		for (int end = index + 1; end < name.getNumberOfElements() - 1; end++) {
+			if (isKnownBelow(value, name, end + 1)) {
+				StringBuilder id = new StringBuilder();
+				for (int i = index; i <= end; i++) {
+					id.append((i > index) ? "." : "").append(name.getElement(i, Form.ORIGINAL));
+				}
+				StringBuilder bracketed = new StringBuilder(written(name, index - 1)).append('[').append(id).append(']');
+				for (int i = end + 1; i < name.getNumberOfElements(); i++) {
+					bracketed.append(element(name, i));
+				}
+				String map = name.getElement(index - 1, Form.ORIGINAL);
+				String kind = map.equals("clusters") ? "cluster" : map.equals("peers") ? "peer" : "map";
+				StringBuilder rest = new StringBuilder();
+				for (int i = index + 1; i < name.getNumberOfElements(); i++) {
+					rest.append((i > index + 1) ? "." : "").append(name.getElement(i, Form.ORIGINAL));
+				}
+				return new Unknown(name, index + 1, "the " + kind + " id '" + id + "' has dots: outside brackets Spring Boot reads "
+						+ kind + " '" + name.getElement(index, Form.ORIGINAL) + "' with the unknown key '" + rest + "'",
+						bracketed.toString(), id.toString(), kind);
+			}
+		}
+		return null;
+	}
+
+	/** Whether the elements from {@code from} are a key that the node binds. */
+	private static boolean isKnownBelow(Node start, ConfigurationPropertyName name, int from) {
+		Node node = start;
+		for (int i = from; i < name.getNumberOfElements(); i++) {
+			switch (node.kind) {
+				case ANY -> {
+					return true;
+				}
+				case MAP -> node = node.value;
+				case LEAF -> {
+					return node.indexed && name.isNumericIndex(i) && i == name.getNumberOfElements() - 1;
+				}
+				case BEAN -> {
+					Child child = node.children.get(uniform(name.getElement(i, Form.UNIFORM)));
+					if (child == null) {
+						return false;
+					}
+					node = child.node;
+				}
+			}
+		}
+		return node.kind != Kind.BEAN;
+	}
+
+	/**
+	 * The key pattern of a name that the starter binds to a value of the given type, map keys
+	 * written as {@code <id>} ({@code polling.clusters.<id>.wait-time}), or null.
+	 * @param name the name, as a property source has it
+	 * @param type the type of the value
+	 * @return the pattern, or null when the name is not a key of that type
+	 */
+	@Nullable String patternOfType(ConfigurationPropertyName name, Class<?> type) {
+		Node node = this.root;
+		StringBuilder pattern = new StringBuilder("polling");
+		for (int i = 1; i < name.getNumberOfElements(); i++) {
+			switch (node.kind) {
+				case MAP -> {
+					node = node.value;
+					pattern.append(".<id>");
+				}
+				case BEAN -> {
+					Child child = node.children.get(uniform(name.getElement(i, Form.UNIFORM)));
+					if (child == null) {
+						return null;
+					}
+					node = child.node;
+					pattern.append('.').append(child.name);
+				}
+				default -> {
+					return null;
+				}
+			}
+		}
+		return (node.kind == Kind.LEAF && !node.indexed && type.equals(node.type)) ? pattern.toString() : null;
 	}
 
 	/** Every leaf key of a given type, map keys written as {@code <id>}: for tests of the unit rule. */
@@ -281,8 +383,16 @@ final class PollingPropertyKeys {
 	 * @param index the first element that is not known
 	 * @param problem what is wrong, or null for a plain unknown key
 	 * @param suggestion the nearest known key, or null when none is near
+	 * @param dottedId the map key as meant when it was written with dots but without brackets, else null
+	 * @param dottedKind what the dotted map key names (cluster, peer), or null
 	 */
-	record Unknown(ConfigurationPropertyName name, int index, @Nullable String problem, @Nullable String suggestion) {
+	record Unknown(ConfigurationPropertyName name, int index, @Nullable String problem, @Nullable String suggestion,
+			@Nullable String dottedId, @Nullable String dottedKind) {
+
+		Unknown(ConfigurationPropertyName name, int index, @Nullable String problem, @Nullable String suggestion) {
+			this(name, index, problem, suggestion, null, null);
+		}
+
 	}
 
 }

@@ -62,6 +62,14 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 		report(environment).forEach(this.logger::warn);
 		if (environment.getProperty("polling.enabled", Boolean.class, true)) {
 			checkClustersAreRead(environment);
+			for (UnitlessDurationsReporter.Report report : UnitlessDurationsReporter.report(environment)) {
+				if (report.warning()) {
+					this.logger.warn(report.message());
+				}
+				else {
+					this.logger.info(report.message());
+				}
+			}
 		}
 	}
 
@@ -76,6 +84,7 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 		Map<String, Set<String>> unread = new LinkedHashMap<>();
 		Map<String, String> suggestions = new LinkedHashMap<>();
 		Set<String> read = new HashSet<>();
+		Map<String, InvalidPollingConfigurationException> dotted = new LinkedHashMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
 			if (!(source instanceof IterableConfigurationPropertySource iterable)
 					|| (source.getUnderlyingSource() instanceof PropertySource<?> underlying && isProcessWide(underlying))) {
@@ -84,6 +93,14 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 			iterable.stream().filter((name) -> name.getNumberOfElements() > 3 && CLUSTERS.isAncestorOf(name)).forEach((name) -> {
 				String id = name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL);
 				PollingPropertyKeys.Unknown unknown = keys.check(name);
+				if (unknown != null && unknown.dottedId() != null && unknown.suggestion() != null) {
+					String written = PollingPropertyKeys.written(name, name.getNumberOfElements() - 1);
+					dotted.putIfAbsent(id, new InvalidPollingConfigurationException(written,
+							value(source.getConfigurationProperty(name)),
+							unknown.problem() + ", so " + unknown.dottedKind() + " '" + unknown.dottedId() + "' is not defined",
+							"write the " + unknown.dottedKind() + " id in brackets: " + unknown.suggestion() + " (in YAML: \"["
+									+ unknown.dottedId() + "]\":)"));
+				}
 				if (unknown != null) {
 					unread.computeIfAbsent(id, (key) -> new TreeSet<>())
 						.add(PollingPropertyKeys.written(name, name.getNumberOfElements() - 1));
@@ -98,6 +115,9 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 		}
 		unread.keySet().removeAll(read);
 		for (Map.Entry<String, Set<String>> cluster : unread.entrySet()) {
+			if (dotted.containsKey(cluster.getKey())) {
+				throw dotted.get(cluster.getKey());
+			}
 			String key = "polling.clusters." + PollingPropertyErrors.mapKey(cluster.getKey()) + ".wait-time";
 			throw new InvalidPollingConfigurationException(key, "not set", "every cluster needs a wait time; cluster '"
 					+ cluster.getKey() + "' is set only by " + String.join(", ", cluster.getValue())
@@ -141,10 +161,16 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 	}
 
 	private static String describe(String key, PollingPropertyKeys.Unknown unknown, PollingPropertyKeys keys, String origin) {
-		String what = (unknown.problem() != null) ? unknown.problem() : "it is not a polling property";
+		String what = (unknown.problem() == null) ? "it is not a polling property"
+				: (unknown.dottedId() != null) ? unknown.problem() + " (in YAML write \"[" + unknown.dottedId() + "]\":)"
+						: unknown.problem();
 		String hint = (unknown.suggestion() != null) ? "did you mean '" + unknown.suggestion() + "'?"
 				: "known keys there: " + String.join(", ", keys.siblings(unknown.name(), unknown.index()));
 		return "Property '" + key + "'" + origin + " is ignored: " + what + "; " + hint;
+	}
+
+	private static String value(@Nullable ConfigurationProperty property) {
+		return (property != null) ? String.valueOf(property.getValue()) : "not set";
 	}
 
 	private static String origin(@Nullable ConfigurationProperty property) {

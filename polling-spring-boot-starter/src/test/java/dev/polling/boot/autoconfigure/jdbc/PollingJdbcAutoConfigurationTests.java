@@ -51,11 +51,12 @@ class PollingJdbcAutoConfigurationTests {
 	}
 
 	@Test
-	void leavesTheSchemaAloneWhenInitializeSchemaIsNever() {
+	void leavesTheSchemaAloneWhenInitializeSchemaIsNeverButFailsTheStartWithoutTables() {
 		this.runner.withPropertyValues("polling.jdbc.initialize-schema=never").run((context) -> {
-			assertThat(context).hasSingleBean(Inbox.class);
-			assertThat(context.getBean(PollingJdbcSchemaInitializer.class).isInitialized()).isFalse();
-			assertThat(h2TableCount(context.getBean(JdbcTemplate.class), "POLLING_INBOX")).isZero();
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("polling's tables are missing")
+				.hasMessageContaining("polling.jdbc.initialize-schema=never does not touch the schema");
 		});
 	}
 
@@ -74,7 +75,9 @@ class PollingJdbcAutoConfigurationTests {
 		TestDatabase postgres = TestDatabases.postgresql();
 		ApplicationContextRunner onPostgres = this.runner.withBean(DataSource.class, postgres::newDataSource);
 		onPostgres.run((context) -> {
-			assertThat(context.getBean(PollingJdbcSchemaInitializer.class).isInitialized()).isFalse();
+			// embedded (the default) does not create them on a server database, and fails the start without them
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("polling's tables are missing");
 			assertThat(postgres.queryForLong(
 					"SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'polling_inbox'"))
 				.isZero();

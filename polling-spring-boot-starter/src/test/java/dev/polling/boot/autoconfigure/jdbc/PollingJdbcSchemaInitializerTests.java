@@ -49,13 +49,14 @@ class PollingJdbcSchemaInitializerTests {
 	}
 
 	@Test
-	void neverLeavesTheDatabaseAloneAndTheDependentBeanSeesNoTables() {
+	void neverLeavesTheDatabaseAloneAndFailsTheStartWithoutTables() {
 		this.runner.withPropertyValues("polling.jdbc.initialize-schema=never")
 			.withUserConfiguration(TableReaderConfiguration.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
-				.hasMessageContaining("POLLING_SCHEMA_VERSION"));
+				.hasMessageContaining("polling's tables are missing")
+				.hasMessageContaining("polling.jdbc.initialize-schema"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
