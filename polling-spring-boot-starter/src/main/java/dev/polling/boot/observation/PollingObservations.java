@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Each polling decision as a Micrometer {@link Observation} ({@code polling.decision}), and each
  * request to a peer during it as a child observation ({@code polling.peer.request}), so that
- * tracing shows which instance polled, why, and how long each peer took to answer; with a meter
- * registry handling observations, both are timers too. The decision's observation is opened in
+ * tracing shows which instance polled, why, and how long each peer took to answer. They are not
+ * meters: the starter's auto-configuration keeps them out of the meter registries, as
+ * {@code polling.decision.duration} and {@code polling.peer.requests} measure the same. The decision's observation is opened in
  * scope on the deciding thread: work the decision calls (a coordinator's database statements)
  * nests under it. Names and tags come from the conventions.
  */
