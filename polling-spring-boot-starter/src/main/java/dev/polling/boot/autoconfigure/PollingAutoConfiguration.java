@@ -26,6 +26,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 import dev.polling.boot.InvalidPollingConfigurationException;
+import dev.polling.boot.aop.NonBeanPollingMethodsReporter;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
@@ -65,6 +66,12 @@ public final class PollingAutoConfiguration {
 	@ConditionalOnMissingBean
 	static PollingAnnotationBeanPostProcessor pollingAnnotationBeanPostProcessor() {
 		return new PollingAnnotationBeanPostProcessor();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	NonBeanPollingMethodsReporter nonBeanPollingMethodsReporter() {
+		return new NonBeanPollingMethodsReporter();
 	}
 
 	@Configuration(proxyBeanMethods = false)
