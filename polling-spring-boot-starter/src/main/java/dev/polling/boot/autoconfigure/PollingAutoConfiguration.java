@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -128,6 +129,12 @@ public final class PollingAutoConfiguration {
 					manager.discovery().map((dns) -> " and every address of " + dns.name() + " at port " + dns.port()).orElse(""),
 					jmxServer.isConfigured() ? "the polling JMX server's MBean server" : "the platform MBean server");
 			return manager;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		NoDecisionWatch pollingNoDecisionWatch(PollingManager manager, ObjectProvider<ThreadPoolTaskSchedulerBuilder> schedulerBuilder) {
+			return new NoDecisionWatch(manager, schedulerBuilder.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new));
 		}
 
 		@Bean

@@ -3,6 +3,7 @@ package dev.polling.boot.health;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import org.springframework.boot.actuate.endpoint.SanitizableData;
 import org.springframework.boot.actuate.endpoint.Sanitizer;
@@ -33,6 +34,8 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 
 	private final Sanitizer sanitizer;
 
+	private final Predicate<String> noDecisionSinceStart;
+
 	public PollingClusterHealthIndicator(PollingManager manager, String clusterId) {
 		this(manager, clusterId, new Sanitizer());
 	}
@@ -45,10 +48,24 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 	 * are shown at all is the health endpoint's {@code show-details})
 	 */
 	public PollingClusterHealthIndicator(PollingManager manager, String clusterId, Sanitizer sanitizer) {
+		this(manager, clusterId, sanitizer, (cluster) -> false);
+	}
+
+	/**
+	 * Creates the indicator.
+	 * @param manager the polling manager
+	 * @param clusterId the cluster
+	 * @param sanitizer applied to error texts
+	 * @param noDecisionSinceStart whether a cluster had no decision one wait time after the start
+	 * (nothing asks for it, so nobody polls from here): then {@code DEGRADED} with a {@code problem}
+	 */
+	public PollingClusterHealthIndicator(PollingManager manager, String clusterId, Sanitizer sanitizer,
+			Predicate<String> noDecisionSinceStart) {
 		super("Polling cluster health check failed");
 		this.manager = manager;
 		this.clusterId = clusterId;
 		this.sanitizer = sanitizer;
+		this.noDecisionSinceStart = noDecisionSinceStart;
 	}
 
 	@Override
@@ -75,6 +92,11 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 			if (status.cycleOverrunning()) {
 				builder.withDetail("cycleOverrunning", true);
 			}
+		}
+		if (decision == null && this.noDecisionSinceStart.test(this.clusterId)) {
+			builder.status(PollingHealthStatus.DEGRADED)
+				.withDetail("problem", "no decision in the wait time since the start: nothing asks whether to poll "
+						+ "(no @EnableScheduling, the @PollingCycle/@Scheduled method not on a bean, or a timer slower than the wait time)");
 		}
 		if (this.manager.isStandalone()) {
 			builder.withDetail("standalone", true);

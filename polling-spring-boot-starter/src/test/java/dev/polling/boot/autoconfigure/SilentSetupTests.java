@@ -3,6 +3,9 @@ package dev.polling.boot.autoconfigure;
 import java.io.IOException;
 import java.net.ServerSocket;
 
+import java.time.Duration;
+
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -12,7 +15,12 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.polling.boot.health.PollingHealthStatus;
 
 import dev.polling.core.PollingManager;
 
@@ -135,6 +143,50 @@ class SilentSetupTests {
 			.satisfies((line) -> assertThat(line).contains(" INFO ").contains("has no unit: read as 2 s (2s)"));
 		assertThat(output.getOut()).doesNotContain("polling.clusters.MAILBOX.wait-time =")
 			.doesNotContain("max-cycle-time =");
+	}
+
+	// ---------------------------------------------------------------- 4. nothing asks for the cluster
+
+	@Test
+	void aClusterWithoutADecisionOneWaitTimeAfterTheStartIsNamedWithTheLikelyCauses(CapturedOutput output) {
+		// no @EnableScheduling and no caller: nothing ever decides (10 s: the shortest wait time)
+		try (ConfigurableApplicationContext context = run(DOMAIN, "polling.clusters.MAILBOX.wait-time=10s")) {
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(40))
+				.until(() -> output.getOut().contains("No polling decision for cluster 'MAILBOX'"));
+			assertThat(output.getOut().lines().filter((line) -> line.contains("No polling decision for cluster 'MAILBOX'")))
+				.singleElement()
+				.satisfies((line) -> assertThat(line).contains(" WARN ")
+					.contains("in its wait time (10s) since the start")
+					.contains("no @EnableScheduling on a configuration class")
+					.contains("the @PollingCycle(\"MAILBOX\") or @Scheduled method is not on a bean")
+					.contains("the timer's interval is longer than the wait time 10s"));
+			HealthIndicator mailbox = (HealthIndicator) context
+				.getBean("pollingHealthContributor", CompositeHealthContributor.class)
+				.getContributor("MAILBOX");
+			Health health = mailbox.health(true);
+			assertThat(health.getStatus()).isEqualTo(PollingHealthStatus.DEGRADED);
+			assertThat(health.getDetails()).containsKey("problem");
+			// the first decision ends it
+			context.getBean(PollingManager.class).decide("MAILBOX");
+			assertThat(mailbox.health(true).getDetails()).doesNotContainKey("problem");
+		}
+	}
+
+	@Test
+	void aClusterDecidedWithinItsWaitTimeIsNotNamed(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run(DOMAIN, "polling.clusters.MAILBOX.wait-time=10s")) {
+			context.getBean(PollingManager.class).decide("MAILBOX");
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(40))
+				.until(() -> checked(context));
+			assertThat(output.getOut()).doesNotContain("No polling decision for cluster");
+		}
+	}
+
+	private static boolean checked(ConfigurableApplicationContext context) {
+		// the watch's scheduler ends after its one check per cluster
+		return Thread.getAllStackTraces().keySet().stream().noneMatch((thread) -> thread.getName().startsWith("polling-start-check-"));
 	}
 
 	static ConfigurableApplicationContext run(String... properties) {

@@ -15,6 +15,7 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.context.annotation.Bean;
 
+import dev.polling.boot.autoconfigure.NoDecisionWatch;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.boot.health.PollingClusterHealthIndicator;
 import dev.polling.core.PollingManager;
@@ -31,11 +32,14 @@ public final class PollingHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "pollingHealthIndicator", "pollingHealthContributor" })
-	HealthContributor pollingHealthContributor(PollingManager manager, ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+	HealthContributor pollingHealthContributor(PollingManager manager, ObjectProvider<SanitizingFunction> sanitizingFunctions,
+			ObjectProvider<NoDecisionWatch> noDecisionWatch) {
+		NoDecisionWatch watch = noDecisionWatch.getIfAvailable();
 		Sanitizer sanitizer = new Sanitizer(sanitizingFunctions.orderedStream().toList());
 		Map<String, PollingClusterHealthIndicator> indicators = new LinkedHashMap<>();
 		for (String clusterId : manager.clusterIds()) {
-			indicators.put(clusterId, new PollingClusterHealthIndicator(manager, clusterId, sanitizer));
+			indicators.put(clusterId, new PollingClusterHealthIndicator(manager, clusterId, sanitizer,
+					(watch != null) ? watch : (cluster) -> false));
 		}
 		return CompositeHealthContributor.fromMap(indicators);
 	}
