@@ -242,8 +242,8 @@ public final class StoreCycleSimulation {
 	}
 
 	/**
-	 * Runs seeds {@code first} to {@code first + seeds - 1}, printing each violation (with its seed) and
-	 * the summary line; returns the totals.
+	 * Runs seeds {@code first} to {@code first + seeds - 1}, printing each violation (with its seed), the
+	 * running totals every 100 seeds (runs of 100 seeds or more) and the summary line; returns the totals.
 	 */
 	public static Stats runSeeds(String name, StoreFactory factory, long first, int seeds, int decisions, PrintStream out) {
 		long began = System.nanoTime();
@@ -265,6 +265,11 @@ public final class StoreCycleSimulation {
 			if (result.violation() != null) {
 				out.println("store simulation " + name + ": VIOLATION seed " + seed + " (" + decisions + " decisions): " + result.violation());
 			}
+			if (seeds >= PROGRESS_EVERY && (seed - first + 1) % PROGRESS_EVERY == 0 && seed < first + seeds - 1) {
+				out.println("progress, " + total.summary(name, tokens, (System.nanoTime() - began) / 1_000_000L) + " (last seed "
+						+ seed + ")");
+				out.flush();
+			}
 		}
 		}
 		finally {
@@ -273,6 +278,9 @@ public final class StoreCycleSimulation {
 		out.println(total.summary(name, tokens, (System.nanoTime() - began) / 1_000_000L));
 		return total;
 	}
+
+	/** Long runs print their running totals every so many seeds (a run stopped early still says how far it got). */
+	private static final int PROGRESS_EVERY = 100;
 
 	private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
 
