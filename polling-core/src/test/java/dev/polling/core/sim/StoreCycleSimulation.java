@@ -50,7 +50,7 @@ import dev.polling.core.TimeSource;
  * <ul>
  * <li>Cycles: when a cycle ends (its task returns, or its JVM crashes) it is compared with every
  * cycle of another incarnation that ended before; two that overlap are a violation unless excused,
- * counted by reason: the store's documented gap under its own name ({@link Store#gapName}: the later
+ * counted by reason: the store's documented gaps, each under its own name ({@link Store#gapNames}: the later
  * cycle's instance entered it between the two starts), {@code store} (the store broke its word: a
  * store fault between the earlier cycle's start and the later one's, for stores whose faults excuse
  * overlaps at all, {@link Store#faultsExcuse}), {@code freeze} (the earlier cycle's JVM froze between the two
@@ -119,16 +119,19 @@ public final class StoreCycleSimulation {
 		}
 
 		/**
-		 * The name of the coordinator's documented gap (a case it knowingly lets two instances hold),
-		 * counted as an excuse of its own; null when it has none.
+		 * The names of the coordinator's documented gaps (cases it knowingly lets two instances hold),
+		 * each counted as an excuse of its own; empty when it has none.
 		 */
-		default @Nullable String gapName() {
-			return null;
+		default List<String> gapNames() {
+			return List.of();
 		}
 
-		/** Whether the given instance entered the documented gap between the two times (the simulation's nanos). */
-		default boolean gap(String instanceId, long from, long to) {
-			return false;
+		/**
+		 * Which documented gap (one of {@link #gapNames}) the given instance entered between the two times
+		 * (the simulation's nanos), so that its cycle started beside another; null for none.
+		 */
+		default @Nullable String gap(String instanceId, long from, long to) {
+			return null;
 		}
 
 		/** Whether an instance logged that the store lost history (its tokens may go back) between the two times. */
@@ -178,10 +181,8 @@ public final class StoreCycleSimulation {
 
 		public long excusedMaxCycle;
 
-		/** Overlaps in the store's documented gap ({@link Store#gapName}). */
-		public long excusedGap;
-
-		public @Nullable String gapName;
+		/** Overlaps in the store's documented gaps ({@link Store#gapNames}), by name. */
+		public final java.util.Map<String, Long> excusedGaps = new java.util.LinkedHashMap<>();
 
 		public long tokens;
 
@@ -213,10 +214,7 @@ public final class StoreCycleSimulation {
 			this.excusedStore += o.excusedStore;
 			this.excusedFreeze += o.excusedFreeze;
 			this.excusedMaxCycle += o.excusedMaxCycle;
-			this.excusedGap += o.excusedGap;
-			if (o.gapName != null) {
-				this.gapName = o.gapName;
-			}
+			o.excusedGaps.forEach((gap, count) -> this.excusedGaps.merge(gap, count, Long::sum));
 			this.tokens += o.tokens;
 			this.tokenResets += o.tokenResets;
 			this.tokenResetsUnlogged += o.tokenResetsUnlogged;
@@ -229,14 +227,20 @@ public final class StoreCycleSimulation {
 			this.virtualNanos += o.virtualNanos;
 		}
 
+		private String gaps() {
+			StringBuilder gaps = new StringBuilder();
+			this.excusedGaps.forEach((gap, count) -> gaps.append(' ').append(gap).append('=').append(count));
+			return gaps.toString();
+		}
+
 		public String summary(String store, boolean tokensHandedOut, long wallMillis) {
 			return "store simulation " + store + ": seeds=" + this.seeds + " decisions=" + this.decisions + " violations="
 					+ this.violations + " grants=" + this.grants + " cycles=" + this.cycles + " excusedCycleOverlaps="
-					+ (this.excusedStore + this.excusedFreeze + this.excusedMaxCycle + this.excusedGap) + " (store=" + this.excusedStore
-					+ ((this.gapName != null) ? " " + this.gapName + "=" + this.excusedGap : "") + " freeze=" + this.excusedFreeze
+					+ (this.excusedStore + this.excusedFreeze + this.excusedMaxCycle + this.excusedGaps.values().stream().mapToLong(Long::longValue).sum())
+					+ " (store=" + this.excusedStore + gaps() + " freeze=" + this.excusedFreeze
 					+ " maxCycleTime=" + this.excusedMaxCycle + ") "
 					+ (tokensHandedOut ? "tokens=" + this.tokens + " tokenResets=" + this.tokenResets
-							+ ((this.gapName != null) ? " tokenResetsUnlogged=" + this.tokenResetsUnlogged : "") : "tokens=none (the store has no fencing token)")
+							+ (this.excusedGaps.isEmpty() ? "" : " tokenResetsUnlogged=" + this.tokenResetsUnlogged) : "tokens=none (the store has no fencing token)")
 					+ " storeFaults=" + this.storeFaults + " failedRequests=" + this.failedRequests + " lostAnswers=" + this.lostAnswers
 					+ " freezes=" + this.freezes + " crashes=" + this.crashes + " operatorActions=" + this.operatorActions
 					+ " virtualHours=" + this.virtualNanos / 3_600_000_000_000L + " wallSeconds=" + wallMillis / 1000;
@@ -391,7 +395,7 @@ public final class StoreCycleSimulation {
 			}
 		}
 		this.stats.seeds = 1;
-		this.stats.gapName = this.store.gapName();
+		this.store.gapNames().forEach((gap) -> this.stats.excusedGaps.putIfAbsent(gap, 0L));
 		this.stats.violations = (this.violation != null) ? 1 : 0;
 		this.stats.virtualNanos = this.now - START;
 		return new Result(this.seed, this.violation, this.stats);
@@ -873,8 +877,9 @@ public final class StoreCycleSimulation {
 	private void judge(Cycle a, Cycle b) {
 		Cycle earlier = (a.start <= b.start) ? a : b;
 		Cycle later = (earlier == a) ? b : a;
-		if (this.store.gapName() != null && this.store.gap(later.node.id, earlier.start, later.start)) {
-			this.stats.excusedGap++;
+		String gap = this.store.gap(later.node.id, earlier.start, later.start);
+		if (gap != null) {
+			this.stats.excusedGaps.merge(gap, 1L, Long::sum);
 		}
 		else if (this.store.faultsExcuse() && storeFaultBetween(earlier.start, later.start)) {
 			this.stats.excusedStore++;
