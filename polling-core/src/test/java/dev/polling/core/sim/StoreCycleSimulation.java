@@ -484,8 +484,8 @@ public final class StoreCycleSimulation {
 
 		long lastStopEnd = NONE;
 
-		/** Freezes of the current incarnation: [start, end) pairs. */
-		final List<long[]> freezes = new ArrayList<>();
+		/** Freezes of the current incarnation: [start, end) pairs; a new list per incarnation (its cycles keep theirs). */
+		List<long[]> freezes = new ArrayList<>();
 
 		@Nullable Cycle cycle;
 
@@ -518,7 +518,7 @@ public final class StoreCycleSimulation {
 		node.frozenUntil = NONE;
 		node.stopCount = 0;
 		node.lastStopEnd = NONE;
-		node.freezes.clear();
+		node.freezes = new ArrayList<>();
 		node.cycle = null;
 		node.token = -1;
 		PollingSettings settings = new PollingSettings(node.id, PEER_TIMEOUT, PollingSettings.defaults().unreachablePeerPolicy(),
