@@ -348,7 +348,7 @@ public final class StoreCycleSimulation {
 		return total;
 	}
 
-	/** Long runs print their running totals every so many seeds (a run stopped early still says how far it got). */
+	/** Long runs print their running totals every so many seeds (surefire writes the output file when the test ends). */
 	private static final int PROGRESS_EVERY = 100;
 
 	private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
