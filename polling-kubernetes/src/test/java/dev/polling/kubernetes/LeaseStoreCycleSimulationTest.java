@@ -169,11 +169,18 @@ class LeaseStoreCycleSimulationTest {
 		}
 
 		@Override
-		public @Nullable String gap(String instanceId, long from, long to) {
+		public @Nullable String gap(String earlierInstanceId, String instanceId, long from, long to) {
 			if (this.freshCreations.stream().anyMatch((c) -> c[0].equals(instanceId) && (long) c[1] >= from && (long) c[1] <= to)) {
 				return FRESH_INSTANCE;
 			}
 			Api process = this.processes.get(instanceId);
+			// the earlier cycle's process created the Lease fresh beside this holder, which has not read the Lease
+			// since (its last view before this grant is older): the documented "both hold until that holder's
+			// next decision", where a second delete before that decision lets the old holder re-create it as its own
+			if (process != null && this.freshCreations.stream()
+				.anyMatch((c) -> c[0].equals(earlierInstanceId) && (long) c[1] <= to && process.seenBeforeGrantAt < (long) c[1])) {
+				return FRESH_INSTANCE;
+			}
 			boolean unseen = process != null
 					&& this.faults.stream().anyMatch((f) -> f[0] >= from && f[0] <= to && process.seenBeforeGrant < f[1]);
 			return unseen ? UNSEEN_RESTORE : null;
@@ -217,11 +224,17 @@ class LeaseStoreCycleSimulationTest {
 
 			long lastWritten = -1;
 
+			/** When this process last read (found) or wrote the Lease (simulation nanos), and that time before its last grant. */
+			long seenAt = Long.MIN_VALUE;
+
+			long seenBeforeGrantAt = Long.MIN_VALUE;
+
 			@Override
 			public @Nullable Observed get(String name) {
 				Observed observed = LeaseStoreSim.this.leases.get(name);
 				if (observed != null) {
 					this.highest = Math.max(this.highest, observed.record().transitions());
+					this.seenAt = LeaseStoreSim.this.nanos.getAsLong();
 				}
 				return observed;
 			}
@@ -242,9 +255,11 @@ class LeaseStoreCycleSimulationTest {
 				}
 				if (observed.record().transitions() != this.lastWritten) {
 					this.seenBeforeGrant = this.highest;
+					this.seenBeforeGrantAt = this.seenAt;
 					this.lastWritten = observed.record().transitions();
 				}
 				this.highest = Math.max(this.highest, observed.record().transitions());
+				this.seenAt = LeaseStoreSim.this.nanos.getAsLong();
 				LeaseStoreSim.this.written.add(observed.record());
 				if (LeaseStoreSim.this.written.size() > 200) {
 					LeaseStoreSim.this.written.remove(0);

@@ -127,10 +127,10 @@ public final class StoreCycleSimulation {
 		}
 
 		/**
-		 * Which documented gap (one of {@link #gapNames}) the given instance entered between the two times
-		 * (the simulation's nanos), so that its cycle started beside another; null for none.
+		 * Which documented gap (one of {@link #gapNames}) let the later cycle's instance start its cycle
+		 * beside the earlier one's (the cycles' starts, the simulation's nanos); null for none.
 		 */
-		default @Nullable String gap(String instanceId, long from, long to) {
+		default @Nullable String gap(String earlierInstanceId, String laterInstanceId, long from, long to) {
 			return null;
 		}
 
@@ -877,7 +877,7 @@ public final class StoreCycleSimulation {
 	private void judge(Cycle a, Cycle b) {
 		Cycle earlier = (a.start <= b.start) ? a : b;
 		Cycle later = (earlier == a) ? b : a;
-		String gap = this.store.gap(later.node.id, earlier.start, later.start);
+		String gap = this.store.gap(earlier.node.id, later.node.id, earlier.start, later.start);
 		if (gap != null) {
 			this.stats.excusedGaps.merge(gap, 1L, Long::sum);
 		}
