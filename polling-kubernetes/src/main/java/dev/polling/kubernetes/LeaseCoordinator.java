@@ -277,7 +277,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 				hold.pending = false;
 			}
 		}
-		if (!own && heldByThis && record.holder() != null && (record.renewTime() == null || record.transitions() < fence.highest())) {
+		if (!own && heldByThis && ((record.holder() != null && record.renewTime() == null) || record.transitions() < fence.highest())) {
 			// this holder's Lease, deleted and re-created as another instance's reservation, or restored from a
 			// backup: nobody acts on either (a takeover would have written a higher epoch, and could not
 			// happen inside this holder's renew deadline), so the holder takes it back at once with the next epoch
@@ -303,7 +303,9 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		hold.holding = false;
 		// this process's own record while it does not hold it (the answer to its write was lost or came too
 		// late, or it stepped down and could not clear it) is taken like a free one: a new grant, a new epoch
-		if (!own && record.holder() != null && !expired(hold, record, received)) {
+		// a record with fewer transitions than seen (restored from a backup, also one its holder had released)
+		// is not a release by the current holder: it waits like a holder's
+		if (!own && (record.holder() != null || record.transitions() < fence.highest()) && !expired(hold, record, received)) {
 			return new Claim(false, false, record.holder(), record.transitions(), age, null);
 		}
 		long send = this.nanoTime.getAsLong();

@@ -6,9 +6,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
 
@@ -83,7 +81,7 @@ final class LeaseSimulation {
 
 	private final PriorityQueue<Request> pending = new PriorityQueue<>();
 
-	private final Map<String, Observed> leases = new HashMap<>();
+	private final SimulatedLeases leases = new SimulatedLeases();
 
 	private final List<Window> windows = new ArrayList<>();
 
@@ -102,8 +100,6 @@ final class LeaseSimulation {
 
 	/** Decisions and releases so far, of all instances (also those run while another waits for an answer). */
 	private int steps;
-
-	private long nextVersion = 1;
 
 	/** Statistics: grants, holder changes, conflicts, faults. */
 	int grants;
@@ -179,19 +175,18 @@ final class LeaseSimulation {
 			schedule(null, LEASE.toNanos());
 			return;
 		}
-		for (Map.Entry<String, Observed> entry : new ArrayList<>(this.leases.entrySet())) {
-			long transitions = entry.getValue().record().transitions();
+		for (String name : this.leases.names()) {
+			long transitions = this.leases.get(name).record().transitions();
 			if (this.random.nextDouble() < 0.3 && transitions >= 3) {
 				// restored from a backup: fewer transitions, a holder that no longer runs
 				long older = this.random.nextInt((int) Math.min(Integer.MAX_VALUE, transitions - 2));
 				Instant then = Instant.parse("2026-01-01T00:00:00Z").plusNanos(this.now / 2);
-				this.leases.put(entry.getKey(), new Observed(Long.toString(this.nextVersion++),
-						new LeaseRecord("restored-pod", (int) LEASE.toSeconds(), then, then, older)));
+				Observed restored = this.leases.restore(name, new LeaseRecord("restored-pod", (int) LEASE.toSeconds(), then, then, older));
 				this.restores++;
-				trace("operator restores " + this.leases.get(entry.getKey()));
+				trace("operator restores " + restored);
 			}
 			else {
-				this.leases.remove(entry.getKey());
+				this.leases.delete(name);
 				this.deletes++;
 				trace("operator deletes");
 			}
@@ -511,7 +506,7 @@ final class LeaseSimulation {
 		}
 
 		void apply() {
-			Map<String, Observed> leases = LeaseSimulation.this.leases;
+			SimulatedLeases leases = LeaseSimulation.this.leases;
 			Observed current = leases.get(this.name);
 			trace("apply " + (this.create ? "create " : (this.record != null) ? "update@" + this.version + " " : "get ") + this.record + " on " + current);
 			this.applied = true;
@@ -519,11 +514,9 @@ final class LeaseSimulation {
 				this.observed = current;
 				return;
 			}
-			boolean matches = this.create ? current == null : current != null && current.resourceVersion().equals(this.version);
-			if (matches) {
-				Observed written = new Observed(Long.toString(LeaseSimulation.this.nextVersion++), this.record);
+			Observed written = this.create ? leases.create(this.name, this.record) : leases.update(this.name, this.version, this.record);
+			if (written != null) {
 				this.replaced = (current != null) ? current.record() : null;
-				leases.put(this.name, written);
 				this.write = new Write(written);
 			}
 		}

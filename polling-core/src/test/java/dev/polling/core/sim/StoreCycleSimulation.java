@@ -50,15 +50,20 @@ import dev.polling.core.TimeSource;
  * <ul>
  * <li>Cycles: when a cycle ends (its task returns, or its JVM crashes) it is compared with every
  * cycle of another incarnation that ended before; two that overlap are a violation unless excused,
- * counted by reason: {@code store} (the store broke its word: a store fault between the earlier
- * cycle's start and the later one's), {@code freeze} (the earlier cycle's JVM froze between the two
+ * counted by reason: the store's documented gaps, each under its own name ({@link Store#gapNames}: the later
+ * cycle's instance entered it between the two starts), {@code store} (the store broke its word: a
+ * store fault between the earlier cycle's start and the later one's, for stores whose faults excuse
+ * overlaps at all, {@link Store#faultsExcuse}), {@code freeze} (the earlier cycle's JVM froze between the two
  * starts; the task, which the library cannot interrupt, runs on after it), {@code maxCycleTime} (the
  * later cycle started at least {@code max-cycle-time} after the earlier one). The failover period
  * (40 s) is longer than the longest cycle plus the tick delay, as the coordinators' documentation
  * requires.</li>
  * <li>Fencing, for stores that hand out tokens: a new grant's token exceeds every token granted
  * before it for the cluster, a renewal's is not below it (it may exceed it: its own grant whose answer was lost); excused only after a store fault (a
- * reset of the store), counted as {@code tokenResets}. Stores without tokens must hand out none.</li>
+ * reset of the store; for stores whose faults excuse nothing, only after an instance logged that the
+ * store lost history, {@link Store#resetLogged}), counted as {@code tokenResets}; or after a store
+ * fault that nobody logged, by a process that never saw the higher token ({@link Store#neverSaw}),
+ * counted apart as {@code tokenResetsUnlogged}. Stores without tokens must hand out none.</li>
  * </ul>
  */
 public final class StoreCycleSimulation {
@@ -95,6 +100,54 @@ public final class StoreCycleSimulation {
 		/** Whether grants carry a fencing token. */
 		boolean handsOutTokens();
 
+		/**
+		 * A coordinator of this store for a new process of the given instance, configured with choices
+		 * drawn from the seed's generator (a store whose instances may be configured differently); by
+		 * default {@link #coordinator(String)}, drawing nothing.
+		 */
+		default ClusterCoordinator coordinator(String instanceId, SplittableRandom random) {
+			return coordinator(instanceId);
+		}
+
+		/**
+		 * Whether a {@link #fault} excuses the overlaps and token resets that follow it (a store that
+		 * forgets a lock cannot keep its word); false for a coordinator that claims to survive its
+		 * store's faults, which then excuse nothing but {@link #gap} and {@link #resetLogged}.
+		 */
+		default boolean faultsExcuse() {
+			return true;
+		}
+
+		/**
+		 * The names of the coordinator's documented gaps (cases it knowingly lets two instances hold),
+		 * each counted as an excuse of its own; empty when it has none.
+		 */
+		default List<String> gapNames() {
+			return List.of();
+		}
+
+		/**
+		 * Which documented gap (one of {@link #gapNames}) let the later cycle's instance start its cycle
+		 * beside the earlier one's (the cycles' starts, the simulation's nanos); null for none.
+		 */
+		default @Nullable String gap(String earlierInstanceId, String laterInstanceId, long from, long to) {
+			return null;
+		}
+
+		/** Whether an instance logged that the store lost history (its tokens may go back) between the two times. */
+		default boolean resetLogged(long from, long to) {
+			return false;
+		}
+
+		/**
+		 * Whether the given instance's current process has never read or written a token as high as the
+		 * given one: after a store fault that nobody logged, it cannot know of it (counted apart, as
+		 * {@code tokenResetsUnlogged}, for stores whose faults excuse nothing).
+		 */
+		default boolean neverSaw(String instanceId, long token) {
+			return false;
+		}
+
 		@Override
 		default void close() {
 		}
@@ -128,9 +181,15 @@ public final class StoreCycleSimulation {
 
 		public long excusedMaxCycle;
 
+		/** Overlaps in the store's documented gaps ({@link Store#gapNames}), by name. */
+		public final java.util.Map<String, Long> excusedGaps = new java.util.LinkedHashMap<>();
+
 		public long tokens;
 
 		public long tokenResets;
+
+		/** Token resets after a store fault that nobody logged, by a process that had never seen the higher token. */
+		public long tokenResetsUnlogged;
 
 		public long storeFaults;
 
@@ -155,8 +214,10 @@ public final class StoreCycleSimulation {
 			this.excusedStore += o.excusedStore;
 			this.excusedFreeze += o.excusedFreeze;
 			this.excusedMaxCycle += o.excusedMaxCycle;
+			o.excusedGaps.forEach((gap, count) -> this.excusedGaps.merge(gap, count, Long::sum));
 			this.tokens += o.tokens;
 			this.tokenResets += o.tokenResets;
+			this.tokenResetsUnlogged += o.tokenResetsUnlogged;
 			this.storeFaults += o.storeFaults;
 			this.failedRequests += o.failedRequests;
 			this.lostAnswers += o.lostAnswers;
@@ -166,12 +227,20 @@ public final class StoreCycleSimulation {
 			this.virtualNanos += o.virtualNanos;
 		}
 
+		private String gaps() {
+			StringBuilder gaps = new StringBuilder();
+			this.excusedGaps.forEach((gap, count) -> gaps.append(' ').append(gap).append('=').append(count));
+			return gaps.toString();
+		}
+
 		public String summary(String store, boolean tokensHandedOut, long wallMillis) {
 			return "store simulation " + store + ": seeds=" + this.seeds + " decisions=" + this.decisions + " violations="
 					+ this.violations + " grants=" + this.grants + " cycles=" + this.cycles + " excusedCycleOverlaps="
-					+ (this.excusedStore + this.excusedFreeze + this.excusedMaxCycle) + " (store=" + this.excusedStore + " freeze="
-					+ this.excusedFreeze + " maxCycleTime=" + this.excusedMaxCycle + ") "
-					+ (tokensHandedOut ? "tokens=" + this.tokens + " tokenResets=" + this.tokenResets : "tokens=none (the store has no fencing token)")
+					+ (this.excusedStore + this.excusedFreeze + this.excusedMaxCycle + this.excusedGaps.values().stream().mapToLong(Long::longValue).sum())
+					+ " (store=" + this.excusedStore + gaps() + " freeze=" + this.excusedFreeze
+					+ " maxCycleTime=" + this.excusedMaxCycle + ") "
+					+ (tokensHandedOut ? "tokens=" + this.tokens + " tokenResets=" + this.tokenResets
+							+ (this.excusedGaps.isEmpty() ? "" : " tokenResetsUnlogged=" + this.tokenResetsUnlogged) : "tokens=none (the store has no fencing token)")
 					+ " storeFaults=" + this.storeFaults + " failedRequests=" + this.failedRequests + " lostAnswers=" + this.lostAnswers
 					+ " freezes=" + this.freezes + " crashes=" + this.crashes + " operatorActions=" + this.operatorActions
 					+ " virtualHours=" + this.virtualNanos / 3_600_000_000_000L + " wallSeconds=" + wallMillis / 1000;
@@ -242,8 +311,8 @@ public final class StoreCycleSimulation {
 	}
 
 	/**
-	 * Runs seeds {@code first} to {@code first + seeds - 1}, printing each violation (with its seed) and
-	 * the summary line; returns the totals.
+	 * Runs seeds {@code first} to {@code first + seeds - 1}, printing each violation (with its seed), the
+	 * running totals every 100 seeds (runs of 100 seeds or more) and the summary line; returns the totals.
 	 */
 	public static Stats runSeeds(String name, StoreFactory factory, long first, int seeds, int decisions, PrintStream out) {
 		long began = System.nanoTime();
@@ -265,6 +334,11 @@ public final class StoreCycleSimulation {
 			if (result.violation() != null) {
 				out.println("store simulation " + name + ": VIOLATION seed " + seed + " (" + decisions + " decisions): " + result.violation());
 			}
+			if (seeds >= PROGRESS_EVERY && (seed - first + 1) % PROGRESS_EVERY == 0 && seed < first + seeds - 1) {
+				out.println("progress, " + total.summary(name, tokens, (System.nanoTime() - began) / 1_000_000L) + " (last seed "
+						+ seed + ")");
+				out.flush();
+			}
 		}
 		}
 		finally {
@@ -273,6 +347,9 @@ public final class StoreCycleSimulation {
 		out.println(total.summary(name, tokens, (System.nanoTime() - began) / 1_000_000L));
 		return total;
 	}
+
+	/** Long runs print their running totals every so many seeds (surefire writes the output file when the test ends). */
+	private static final int PROGRESS_EVERY = 100;
 
 	private static final PrintStream DISCARD = new PrintStream(OutputStream.nullOutputStream());
 
@@ -318,6 +395,7 @@ public final class StoreCycleSimulation {
 			}
 		}
 		this.stats.seeds = 1;
+		this.store.gapNames().forEach((gap) -> this.stats.excusedGaps.putIfAbsent(gap, 0L));
 		this.stats.violations = (this.violation != null) ? 1 : 0;
 		this.stats.virtualNanos = this.now - START;
 		return new Result(this.seed, this.violation, this.stats);
@@ -406,8 +484,8 @@ public final class StoreCycleSimulation {
 
 		long lastStopEnd = NONE;
 
-		/** Freezes of the current incarnation: [start, end) pairs. */
-		final List<long[]> freezes = new ArrayList<>();
+		/** Freezes of the current incarnation: [start, end) pairs; a new list per incarnation (its cycles keep theirs). */
+		List<long[]> freezes = new ArrayList<>();
 
 		@Nullable Cycle cycle;
 
@@ -440,7 +518,7 @@ public final class StoreCycleSimulation {
 		node.frozenUntil = NONE;
 		node.stopCount = 0;
 		node.lastStopEnd = NONE;
-		node.freezes.clear();
+		node.freezes = new ArrayList<>();
 		node.cycle = null;
 		node.token = -1;
 		PollingSettings settings = new PollingSettings(node.id, PEER_TIMEOUT, PollingSettings.defaults().unreachablePeerPolicy(),
@@ -449,7 +527,7 @@ public final class StoreCycleSimulation {
 		PollingManager.Builder builder = PollingManager.builder()
 			.settings(settings)
 			.cluster(this.cluster)
-			.coordinator(CLUSTER, new Faulty(node, incarnation, this.store.coordinator(node.id)))
+			.coordinator(CLUSTER, new Faulty(node, incarnation, this.store.coordinator(node.id, this.random)))
 			.timeSource(this.clock)
 			.listener(new Listener(node, incarnation));
 		PollingManager manager = SimulationHooks.stopSource(builder, node).build();
@@ -565,12 +643,17 @@ public final class StoreCycleSimulation {
 		// a renewal may carry a higher token than the highest seen: its own grant whose answer was lost
 		boolean ok = renewed ? token >= this.highestToken : token > this.highestToken;
 		if (!ok) {
-			if (storeFaultBetween(this.highestTokenAt, this.now)) {
+			if (excusedByStore(this.highestTokenAt, this.now)) {
 				this.stats.tokenResets++;
+			}
+			else if (!this.store.faultsExcuse() && storeFaultBetween(this.highestTokenAt, this.now)
+					&& this.store.neverSaw(node.id, this.highestToken)) {
+				this.stats.tokenResetsUnlogged++;
 			}
 			else {
 				fail(node.name() + (renewed ? " renewed with token " : " was granted token ") + token + " while the highest token granted before is "
-						+ this.highestToken + " (no store fault since it was granted at " + millis(this.highestTokenAt) + ")");
+						+ this.highestToken + " (no store fault" + (this.store.faultsExcuse() ? "" : " logged") + " since it was granted at "
+						+ millis(this.highestTokenAt) + ")");
 				return;
 			}
 		}
@@ -729,6 +812,11 @@ public final class StoreCycleSimulation {
 		});
 	}
 
+	/** A store fault between the two times that excuses what follows: any, or for a store whose faults excuse nothing, a logged reset. */
+	private boolean excusedByStore(long from, long to) {
+		return this.store.faultsExcuse() ? storeFaultBetween(from, to) : this.store.resetLogged(from, to);
+	}
+
 	private boolean storeFaultBetween(long from, long to) {
 		for (int i = this.storeFaults.size() - 1; i >= 0; i--) {
 			long at = this.storeFaults.get(i);
@@ -789,7 +877,11 @@ public final class StoreCycleSimulation {
 	private void judge(Cycle a, Cycle b) {
 		Cycle earlier = (a.start <= b.start) ? a : b;
 		Cycle later = (earlier == a) ? b : a;
-		if (storeFaultBetween(earlier.start, later.start)) {
+		String gap = this.store.gap(earlier.node.id, later.node.id, earlier.start, later.start);
+		if (gap != null) {
+			this.stats.excusedGaps.merge(gap, 1L, Long::sum);
+		}
+		else if (this.store.faultsExcuse() && storeFaultBetween(earlier.start, later.start)) {
 			this.stats.excusedStore++;
 		}
 		else if (earlier.freezes.stream().anyMatch((f) -> f[0] < later.start && f[1] > earlier.start)) {
