@@ -43,9 +43,12 @@ class LeaseCoordinatorPollingManagerTest {
 		KubernetesClient client = MockServerSupport.client(this.server.getPort(), MockServerSupport.NAMESPACE);
 		this.clients.add(client);
 		LeaseCoordinator coordinator = LeaseCoordinator.builder(client).leaseDuration(Duration.ofSeconds(15)).build();
+		// a peer timeout of 10 s: a coordinator call may take up to 20 s before the decision gives up on it
+		// (COORDINATION_UNAVAILABLE). With the default 2 s (4 s), a fresh client's first request to the mock
+		// server on a loaded CI machine took longer; the test is about the lease, not about its speed
 		PollingManager manager = PollingManager.builder()
-			.settings(PollingSettings.defaults().withInstanceId(id))
-			.cluster(ClusterDefinition.of("orders", Duration.ofSeconds(10)))
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(Duration.ofSeconds(10)))
+			.cluster(ClusterDefinition.of("orders", Duration.ofSeconds(30)))
 			.coordinator("orders", coordinator)
 			.build();
 		this.managers.add(manager);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,6 +21,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.DefaultClientResources;
+import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 
@@ -43,6 +45,34 @@ class RedisShedLockTest extends ShedLockContractTest {
 		this.server = RedisServerProcess.start();
 		// reconnect at a steady pace after an outage (Lettuce backs off up to 30 s by default)
 		this.resources = DefaultClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(100))).build();
+		warmUp();
+	}
+
+	/**
+	 * One lock taken and released with a generous timeout before the tests: the JVM's first Redis
+	 * command loads and initialises Netty, Lettuce, Spring Data Redis and the provider, which on a
+	 * loaded 2-core machine took longer than the tests' failover period (the first test's grant came
+	 * after its local expiry, or the connection's initialisation timed out after 1 s), on Java 17 and 25.
+	 */
+	private void warmUp() {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.clientResources(this.resources)
+			.commandTimeout(Duration.ofSeconds(30))
+			.build();
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1",
+				this.server.port()), client);
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			new RedisLockProvider.Builder(factory).safeUpdate(true)
+				.build()
+				.lock(new LockConfiguration(Instant.now(), "polling-warm-up", Duration.ofSeconds(30), Duration.ZERO))
+				.orElseThrow()
+				.unlock();
+		}
+		finally {
+			factory.destroy();
+		}
 	}
 
 	@Override

@@ -105,9 +105,12 @@ public record JmxServerSettings(String bindAddress, int port, @Nullable String a
 
 	/**
 	 * How long a client connection may stay idle before the server closes it; {@link Duration#ZERO}
-	 * (the default) for never. A client learns of the closed connection at its next call, which
-	 * fails with an {@link java.io.IOException}; it must then connect anew (the JDK client's own
-	 * reconnect attempt sends a {@code Subject[]}, which the server's deserialisation filter refuses).
+	 * (the default) for never. A client learns of the closed connection at its next call. What the
+	 * JDK's JMX client does then depends on its Java version: on Java 17 the call fails with an
+	 * {@link java.io.IOException} and the client must connect anew (its own reconnect attempt sends a
+	 * {@code Subject[]}, which the server's deserialisation filter refuses); on Java 25 (the JDK
+	 * removed subject delegation) it reconnects by itself and the call runs on a new connection.
+	 * This library's peer client handles both.
 	 */
 	public JmxServerSettings withIdleTimeout(Duration idleTimeout) {
 		return new JmxServerSettings(this.bindAddress, this.port, this.advertisedHost, this.username, this.password,

@@ -7,13 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.rmi.NoSuchObjectException;
 import java.rmi.UnmarshalException;
+import java.rmi.registry.LocateRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 
 import javax.management.Attribute;
@@ -23,10 +24,11 @@ import javax.management.MBeanServerConnection;
 import javax.management.MBeanServerDelegate;
 import javax.management.ObjectName;
 import javax.management.Query;
-import javax.management.remote.JMXConnectionNotification;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
+import javax.management.remote.rmi.RMIConnection;
+import javax.management.remote.rmi.RMIServer;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -120,9 +122,16 @@ class ReadOnlyJmxServerTest {
 	@EnumSource
 	void refusesNotificationListeners(Access access) throws Exception {
 		MBeanServerConnection connection = connect(access, JmxServerSettings.loopback(0));
-		// a listener object: the client sends a Subject[], which the deserialisation filter refuses first
+		// a listener object: refused either way, by a different part depending on the client's JDK. A JDK 17 client
+		// sends a Subject[] along, which the deserialisation filter refuses before the call; a JDK 25 client sends
+		// none (the JDK removed subject delegation), and the read-only view refuses the getClassLoaderFor the
+		// connector asks first
 		assertThatThrownBy(() -> connection.addNotificationListener(CLUSTER_MBEAN, (notification, handback) -> {
-		}, null, null)).isInstanceOf(UnmarshalException.class);
+		}, null, null)).satisfiesAnyOf(
+				(refused) -> assertThat(refused).isInstanceOf(UnmarshalException.class).hasMessageContaining("REJECTED"),
+				(refused) -> assertThat(refused).isInstanceOf(SecurityException.class)
+					.hasMessageContaining("read-only")
+					.hasMessageContaining("notification listeners"));
 		assertThatThrownBy(() -> connection.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, CLUSTER_MBEAN, null, null))
 			.isInstanceOf(SecurityException.class)
 			.hasMessageContaining("read-only")
@@ -191,14 +200,25 @@ class ReadOnlyJmxServerTest {
 		MBeanServerConnection connection = connect(Access.WITHOUT_CREDENTIALS,
 				JmxServerSettings.loopback(0).withIdleTimeout(Duration.ofMillis(300)));
 		assertThat(this.instance.server().connectorIdleTimeout()).isEqualTo(300L);
-		List<String> notifications = new CopyOnWriteArrayList<>();
-		this.client.addConnectionNotificationListener((notification, handback) -> notifications.add(notification.getType()), null, null);
-		assertThat(this.instance.server().connectionIds()).containsExactly(this.client.getConnectionId());
+		String first = this.client.getConnectionId();
+		// the connection under the JDK client, as RMI hands it out, to see what the server did with it
+		RMIConnection rmi = rmiConnection(this.instance.server().port());
+		assertThat(rmi.getDefaultDomain(null)).isNotEmpty();
+		assertThat(this.instance.server().connectionIds()).containsExactlyInAnyOrder(first, rmi.getConnectionId());
 
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.instance.server().connectionIds().isEmpty());
-		// the client learns it at its next call
-		assertThatThrownBy(() -> connection.getAttribute(CLUSTER_MBEAN, "ElapsedMillis")).isInstanceOf(IOException.class);
-		assertThat(notifications).contains(JMXConnectionNotification.CLOSED);
+		// the server closed both and no longer serves them, on every JDK
+		assertThatThrownBy(() -> rmi.getDefaultDomain(null)).isInstanceOf(NoSuchObjectException.class);
+		// the JDK client learns it at its next call: a JDK 17 client fails (its own reconnect sends a Subject[],
+		// which the deserialisation filter refuses), a JDK 25 client reconnects by itself; never on the old connection
+		try {
+			connection.getAttribute(CLUSTER_MBEAN, "ElapsedMillis");
+			assertThat(this.client.getConnectionId()).isNotEqualTo(first);
+			assertThat(this.instance.server().connectionIds()).containsExactly(this.client.getConnectionId());
+		}
+		catch (IOException ex) {
+			assertThat(this.instance.server().connectionIds()).isEmpty();
+		}
 	}
 
 	@Test
@@ -228,6 +248,12 @@ class ReadOnlyJmxServerTest {
 			.withMessageContaining("'dev.*'");
 		assertThatIllegalArgumentException().isThrownBy(() -> settings.withIdleTimeout(Duration.ofSeconds(-1)))
 			.withMessageContaining("negative");
+	}
+
+	/** A connection made the way the JDK client makes it: the server's stub from the registry, then a new client. */
+	private static RMIConnection rmiConnection(int port) throws Exception {
+		RMIServer server = (RMIServer) LocateRegistry.getRegistry("127.0.0.1", port).lookup("jmxrmi");
+		return server.newClient(null);
 	}
 
 	/** Starts an instance whose manager registers the cluster MBean, and connects a plain JDK client to its server. */

@@ -418,8 +418,8 @@ public class PollingProperties implements Validator {
 		 * How long a client connection may stay idle before the JMX server closes it. Unset (the
 		 * default) or 0: never, so peers that ask only at each timer tick keep their connection.
 		 * A peer of this library whose connection was closed connects anew within its peer
-		 * timeout; a plain JDK client gets an IOException at its next call. A number without unit
-		 * means seconds.
+		 * timeout; a plain JDK client gets an IOException at its next call on Java 17 and
+		 * reconnects by itself on Java 25. A number without unit means seconds.
 		 */
 		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration idleTimeout;

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
+import java.rmi.NoSuchObjectException;
+import java.rmi.registry.LocateRegistry;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,6 +14,8 @@ import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
+import javax.management.remote.rmi.RMIConnection;
+import javax.management.remote.rmi.RMIServer;
 
 import org.junit.jupiter.api.Test;
 
@@ -121,13 +125,14 @@ class PollingJmxServerAutoConfigurationTests {
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.idle-timeout=2s").run((context) -> {
 			assertThat(context.getBean(PollingJmxServerLifecycle.class).server().settings().idleTimeout()).isEqualTo(Duration.ofSeconds(2));
 			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
-			try (JMXConnector connector = connectWithoutHeartbeat(port)) {
-				MBeanServerConnection connection = connector.getMBeanServerConnection();
-				assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
-				Thread.sleep(6_000);
-				// the server closed the idle connection: the next call on it fails
-				assertThatExceptionOfType(IOException.class).isThrownBy(() -> connection.getAttribute(cluster, "InstanceId"));
-			}
+			// the connection a JDK client gets, as RMI hands it out: the server's stub from the registry, then a new client
+			RMIServer rmiServer = (RMIServer) LocateRegistry.getRegistry("127.0.0.1", port).lookup("jmxrmi");
+			RMIConnection connection = rmiServer.newClient(null);
+			assertThat(connection.getAttribute(cluster, "InstanceId", null)).isEqualTo("jmx");
+			Thread.sleep(6_000);
+			// the server closed the idle connection and serves it no more, on every JDK (a JDK 17 JMXConnector then
+			// fails at its next call, a JDK 25 one reconnects by itself)
+			assertThatExceptionOfType(NoSuchObjectException.class).isThrownBy(() -> connection.getAttribute(cluster, "InstanceId", null));
 			try (JMXConnector connector = connectWithoutHeartbeat(port)) {
 				assertThat(connector.getMBeanServerConnection().getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
 			}

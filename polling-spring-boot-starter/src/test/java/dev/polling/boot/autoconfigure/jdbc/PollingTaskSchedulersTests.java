@@ -63,12 +63,37 @@ class PollingTaskSchedulersTests {
 	}
 
 	@Test
-	void usesPlatformThreadsUnlessVirtualThreadsAreActive() {
-		// on Java 17 spring.threads.virtual.enabled has no effect (Boot's Threading needs Java 21)
+	void runsTheTimersOnVirtualThreadsWhenEnabledOnJava21OrNewer() {
+		// Boot's Threading.VIRTUAL needs Java 21: on Java 17 spring.threads.virtual.enabled has no effect
+		boolean java21 = Runtime.version().feature() >= 21;
+		List<Boolean> virtual = new CopyOnWriteArrayList<>();
 		this.runner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
-			boolean active = org.springframework.boot.thread.Threading.VIRTUAL.isActive(context.getEnvironment());
-			assertThat(context.getBean(PollingTaskSchedulers.class).isVirtualThreads()).isEqualTo(active);
+			PollingTaskSchedulers schedulers = context.getBean(PollingTaskSchedulers.class);
+			assertThat(schedulers.isVirtualThreads()).isEqualTo(java21);
+			PollingTaskSchedulers.Timer timer = schedulers.start("polling-virtual-test", Duration.ofMillis(10),
+					() -> virtual.add(isVirtual(Thread.currentThread())));
+			try {
+				await().atMost(Duration.ofSeconds(10)).until(() -> virtual.size() >= 2);
+				assertThat(timer.isVirtual()).isEqualTo(java21);
+				assertThat(virtual).containsOnly(java21);
+			}
+			finally {
+				timer.stop(Duration.ofSeconds(5));
+			}
 		});
+	}
+
+	/** Thread.isVirtual() where the JDK has it (21+; the code is compiled for 17). */
+	private static boolean isVirtual(Thread thread) {
+		try {
+			return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+		}
+		catch (NoSuchMethodException ex) {
+			return false;
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 }
