@@ -88,10 +88,9 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			.leaseTime(Duration.ofHours(1))
 			.build();
 		assertThatExceptionOfType(DataAccessFailure.class).isThrownBy(() -> queue.claim(this.queueName, 10));
-		assertThat(producer.admin().entries(MessageState.IN_PROGRESS, 100))
-			.filteredOn((entry) -> entry.queue().equals(this.queueName))
-			.as("claimed, committed, unknown to the queue")
-			.hasSize(2);
+		// (read by id: the other tests of the class leave messages in progress in the same table)
+		assertThat(List.of(first, second)).as("claimed, committed, unknown to the queue")
+			.allSatisfy((id) -> assertThat(producer.admin().entry(id).orElseThrow().state()).isEqualTo(MessageState.IN_PROGRESS));
 		// another instance cannot take them: they are claimed
 		assertThat(queue("b").build().claim(this.queueName, 10)).isEmpty();
 
