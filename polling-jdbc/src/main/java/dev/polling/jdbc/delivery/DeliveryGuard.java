@@ -12,6 +12,7 @@ import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Failures;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.internal.UnansweredClaims;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.sql.Connection;
@@ -128,16 +129,13 @@ public final class DeliveryGuard {
 
 	private final DeliveryAdmin admin;
 
-	/** Numbers this guard's claims: each writes {@link #owner} + {@code #} + its number as the rows' owner. */
-	private final AtomicLong claims = new AtomicLong();
-
 	/**
-	 * The owners of claims whose answer this guard never got (the call failed, e.g. the connection was
-	 * lost after the server had committed): rows such a claim took were never handed to a sender, and
-	 * are released at the next round ({@link #releaseUnansweredClaims}) instead of waiting out their
-	 * lease and ending IN_DOUBT though never sent.
+	 * Claims whose answer this guard never got (the call failed, e.g. the connection was lost after
+	 * the server had committed): rows such a claim took were never handed to a sender, and are
+	 * released at the next round instead of waiting out their lease and ending IN_DOUBT though never
+	 * sent.
 	 */
-	private final Set<String> unanswered = ConcurrentHashMap.newKeySet();
+	private final UnansweredClaims unanswered;
 
 	private DeliveryGuard(Builder builder, Dialect dialect) {
 		this.dataSource = builder.dataSource;
@@ -154,6 +152,9 @@ public final class DeliveryGuard {
 		this.destinations = Map.copyOf(builder.destinations);
 		this.table = this.tables.delivery();
 		this.rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", COLUMNS);
+		this.unanswered = new UnansweredClaims(this.owner, "UPDATE " + this.table + " SET state = CASE WHEN attempts > 0 "
+				+ "THEN 'FAILED' ELSE 'PENDING' END, owner = NULL, lease_until = NULL, fence = fence + 1 "
+				+ "WHERE state = 'SENDING' AND owner = ?");
 		this.batchDelivered = batchDeliveredSql();
 		this.admin = new DeliveryAdmin(builder.dataSource, dialect, this.table, this.time);
 	}
@@ -297,9 +298,9 @@ public final class DeliveryGuard {
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
 		}
-		if (!this.unanswered.isEmpty()) {
-			releaseUnansweredClaims();
-		}
+		// still SENDING under such a claim, never sent: due again at once in their old place, fence moved on
+		this.unanswered.release(this.dataSource, (owner, released) -> logger.info("Released {} delivery(ies) of {} "
+				+ "claimed by a claim whose answer was lost ({}): never sent, due again", released, this.table, owner));
 		if (target.lockedBatches()) {
 			return deliverLocked(target, limit, keepGoing);
 		}
@@ -736,51 +737,8 @@ public final class DeliveryGuard {
 		});
 	}
 
-	/**
-	 * Runs a call that claims rows under an owner of its own (this guard's owner and the claim's
-	 * number); when the call fails, that owner is remembered: the database may have committed the
-	 * claim without this guard learning which rows it took.
-	 */
 	private <T> T claiming(java.util.function.Function<String, T> call) {
-		String owner = this.owner + "#" + this.claims.incrementAndGet();
-		try {
-			return call.apply(owner);
-		}
-		catch (RuntimeException | Error ex) {
-			this.unanswered.add(owner);
-			throw ex;
-		}
-	}
-
-	/**
-	 * Releases the rows of claims whose answer was lost ({@link #unanswered}): still SENDING under such a
-	 * claim's owner, they were never sent, so they are due again at once, in their old place (FAILED if
-	 * tried before, else PENDING), their fence moved on. While the database is still unreachable they
-	 * are tried at the next round.
-	 */
-	private void releaseUnansweredClaims() {
-		for (String owner : List.copyOf(this.unanswered)) {
-			int released;
-			try {
-				released = Sql.inOneStatement(this.dataSource, "release the rows of an unanswered claim", (connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-							+ " SET state = CASE WHEN attempts > 0 THEN 'FAILED' ELSE 'PENDING' END, owner = NULL, "
-							+ "lease_until = NULL, fence = fence + 1 WHERE state = 'SENDING' AND owner = ?")) {
-						statement.setString(1, owner);
-						return statement.executeUpdate();
-					}
-				});
-			}
-			catch (DataAccessFailure ex) {
-				logger.debug("Could not release the rows of the unanswered claim {} yet", owner, ex);
-				return;
-			}
-			this.unanswered.remove(owner);
-			if (released > 0) {
-				logger.info("Released {} delivery(ies) of {} claimed by a claim whose answer was lost ({}): never sent, "
-						+ "due again", released, this.table, owner);
-			}
-		}
+		return this.unanswered.claiming(call);
 	}
 
 	private void recordSafely(Delivery delivery, String state, Throwable failure, long delay, long leaseEnd) {

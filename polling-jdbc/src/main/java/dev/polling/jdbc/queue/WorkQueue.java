@@ -11,6 +11,7 @@ import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.internal.UnansweredClaims;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.sql.Connection;
@@ -31,8 +32,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -110,15 +109,11 @@ public final class WorkQueue {
 
 	private final String owner;
 
-	/** Numbers this queue's claims: each writes {@link #owner} + {@code #} + its number as the rows' owner. */
-	private final AtomicLong claims = new AtomicLong();
-
 	/**
-	 * The owners of claims whose answer never came (the call failed, e.g. the connection was lost
-	 * after the server had committed): rows such a claim took were never handed to a worker, and are
-	 * released by the next claim ({@link #releaseUnansweredClaims}) instead of waiting out their lease.
+	 * Claims whose answer was lost (the connection broke after the server committed): their rows were
+	 * never handed to a worker and are released by the next claim instead of waiting out their lease.
 	 */
-	private final Set<String> unanswered = ConcurrentHashMap.newKeySet();
+	private final UnansweredClaims unanswered;
 
 	private final Duration leaseTime;
 
@@ -157,6 +152,10 @@ public final class WorkQueue {
 		this.listener = builder.listener;
 		this.table = this.tables.queue();
 		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", COLUMNS);
+		// no attempt counted: the rows were never handed to a handler
+		this.unanswered = new UnansweredClaims(this.owner, "UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 "
+				+ "THEN 'NEW' ELSE 'FAILED' END, fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
+				+ this.time.now() + " WHERE state = 'IN_PROGRESS' AND owner = ?");
 		this.heads = new KeyHeads(dialect, this.table, this.tables.queueKey());
 		this.deleteWhenDone = builder.deleteWhenDone;
 		this.completeSql = (this.deleteWhenDone ? "DELETE FROM " + this.table
@@ -340,19 +339,10 @@ public final class WorkQueue {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit
 					+ ": e.g. 10 for batches, 1 for single-row claims");
 		}
-		if (!this.unanswered.isEmpty()) {
-			releaseUnansweredClaims();
-		}
-		String claimOwner = this.owner + "#" + this.claims.incrementAndGet();
-		List<QueueMessage> claimed;
-		try {
-			claimed = this.rows.claim(this.dataSource, queue, claimOwner, this.leaseTime.toMillis(), limit, this::map);
-		}
-		catch (RuntimeException | Error ex) {
-			// the database may have committed the claim without this queue learning which rows it took
-			this.unanswered.add(claimOwner);
-			throw ex;
-		}
+		this.unanswered.release(this.dataSource, (claimOwner, released) -> logger.info("Released {} message(s) of {} "
+				+ "taken by a claim whose answer was lost ({}): never handled, claimable again", released, this.table, claimOwner));
+		List<QueueMessage> claimed = this.unanswered.claiming((claimOwner) -> this.rows.claim(this.dataSource, queue,
+				claimOwner, this.leaseTime.toMillis(), limit, this::map));
 		if (!claimed.isEmpty()) {
 			if (this.dialect == Dialect.POSTGRESQL) {
 				claimed = new ArrayList<>(claimed);
@@ -362,38 +352,6 @@ public final class WorkQueue {
 			notify(() -> this.listener.onClaimed(queue, count));
 		}
 		return claimed;
-	}
-
-	/**
-	 * Releases the rows of claims whose answer was lost ({@link #unanswered}): still IN_PROGRESS under
-	 * such a claim's owner, they were never handed to a handler, so they are claimable again at once
-	 * (NEW if never tried, else FAILED), no attempt counted, their fence moved on. While the database
-	 * is still unreachable they are tried at the next claim.
-	 */
-	private void releaseUnansweredClaims() {
-		for (String claimOwner : List.copyOf(this.unanswered)) {
-			int released;
-			try {
-				released = Sql.inOneStatement(this.dataSource, "release the rows of an unanswered claim", (connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-							+ " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, fence = fence + 1, "
-							+ "owner = NULL, lease_until = NULL, available_at = " + this.time.now()
-							+ " WHERE state = 'IN_PROGRESS' AND owner = ?")) {
-						statement.setString(1, claimOwner);
-						return statement.executeUpdate();
-					}
-				});
-			}
-			catch (DataAccessFailure ex) {
-				logger.debug("Could not release the rows of the unanswered claim {} yet", claimOwner, ex);
-				return;
-			}
-			this.unanswered.remove(claimOwner);
-			if (released > 0) {
-				logger.info("Released {} message(s) of {} taken by a claim whose answer was lost ({}): never handled, "
-						+ "claimable again", released, this.table, claimOwner);
-			}
-		}
 	}
 
 	private QueueMessage map(ResultSet result) throws SQLException {
