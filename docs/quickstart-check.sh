@@ -120,11 +120,13 @@ done <<< "$run"
 polling() { curl -s -m 2 "http://127.0.0.1:$1/actuator/polling" || true; }
 holding() { polling "$1" | grep -o '"holding":[a-z]*' | head -1 | cut -d: -f2; }
 
-deadline=$((SECONDS + 90))
+# a bound to give up at, not a measurement: a start takes seconds on an idle machine, over a minute
+# beside other builds on two cores
+deadline=$((SECONDS + 300))
 for i in 0 1; do
   until [ -n "$(holding "${ports[$i]}")" ]; do
     kill -0 "${pids[$i]}" 2>/dev/null || fail "instance '${names[$i]}' ended; log: $(tail -20 "${logs[$i]}")"
-    [ $SECONDS -lt $deadline ] || fail "instance '${names[$i]}' did not answer /actuator/polling within 90 s"
+    [ $SECONDS -lt $deadline ] || fail "instance '${names[$i]}' did not answer /actuator/polling within 300 s; log: $(tail -20 "${logs[$i]}")"
     sleep 1
   done
 done
