@@ -122,29 +122,13 @@ class AgreementTest {
 		Instance first = start("a");
 		Instance second = start("b");
 		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
-		PollingManager a = TestBuilders.ignoringStarvation(PollingManager.builder())
-			.settings(PollingSettings.defaults().withInstanceId("a").withPeerTimeout(Duration.ofSeconds(2)))
-			.balanceClusters(true)
-			.cluster(ClusterDefinition.of("ONE", Duration.ofSeconds(20)))
-			.cluster(ClusterDefinition.of("TWO", Duration.ofSeconds(20)))
-			.cluster(ClusterDefinition.of("THREE", Duration.ofSeconds(20)))
-			.peers(peers)
-			.mbeanServer(first.server().mbeanServer())
-			.build();
+		PollingManager a = balancing("a", Duration.ofSeconds(2), first, peers);
 		PollingManager b = null;
 		try {
 			for (String cluster : List.of("ONE", "TWO", "THREE")) {
 				assertThat(a.decide(cluster).isGranted()).isTrue();
 			}
-			b = TestBuilders.ignoringStarvation(PollingManager.builder())
-				.settings(PollingSettings.defaults().withInstanceId("b").withPeerTimeout(Duration.ofSeconds(3)))
-				.balanceClusters(true)
-				.cluster(ClusterDefinition.of("ONE", Duration.ofSeconds(20)))
-				.cluster(ClusterDefinition.of("TWO", Duration.ofSeconds(20)))
-				.cluster(ClusterDefinition.of("THREE", Duration.ofSeconds(20)))
-				.peers(peers)
-				.mbeanServer(second.server().mbeanServer())
-				.build();
+			b = balancing("b", Duration.ofSeconds(3), second, peers);
 			for (int round = 0; round < 3; round++) {
 				for (String cluster : List.of("ONE", "TWO", "THREE")) {
 					assertThat(b.decide(cluster).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
@@ -180,6 +164,17 @@ class AgreementTest {
 		finally {
 			b.close();
 		}
+	}
+
+	/** A manager of three clusters that balances them among the instances. */
+	private static PollingManager balancing(String id, Duration peerTimeout, Instance instance, List<PeerDefinition> peers) {
+		PollingManager.Builder builder = TestBuilders.ignoringStarvation(PollingManager.builder())
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(peerTimeout))
+			.balanceClusters(true)
+			.peers(peers)
+			.mbeanServer(instance.server().mbeanServer());
+		List.of("ONE", "TWO", "THREE").forEach((cluster) -> builder.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(20))));
+		return builder.build();
 	}
 
 	private static void sleep(Duration duration) {
