@@ -52,6 +52,15 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		/** Granted: this instance already held the cluster and no peer with precedence holds it. */
 		RENEWED(Outcome.GRANTED),
 
+		/**
+		 * Granted: this instance holds the cluster and keeps it although a peer publishes other
+		 * settings (wait time, settle time or peer timeout), as during a rolling configuration change.
+		 * The peers with other settings do not acquire while they see a peer with other settings
+		 * ({@link #SETTINGS_MISMATCH}), so exactly one instance keeps polling; logged as a warning
+		 * naming both instances and values.
+		 */
+		RENEWED_DESPITE_SETTINGS_MISMATCH(Outcome.GRANTED),
+
 		/** Granted: no peer holds the cluster or competes for it (after announce and settle). */
 		NO_ACTIVE_PEER(Outcome.GRANTED),
 
@@ -102,8 +111,10 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 
 		/**
 		 * Refused: a peer publishes other settings than this instance (wait time, settle time or peer
-		 * timeout); the protocol's safety rests on them being equal, so neither side may grant until
-		 * they agree. Logged as an error naming both instances and values.
+		 * timeout), or published them in its last answer and has been silent for less than the longer
+		 * wait time. The protocol's safety rests on equal settings, so no candidate acquires while it
+		 * lasts; a holder keeps the cluster ({@link #RENEWED_DESPITE_SETTINGS_MISMATCH}), so a rolling
+		 * configuration change keeps one poller. Logged as a warning naming both instances and values.
 		 */
 		SETTINGS_MISMATCH(Outcome.REFUSED),
 

@@ -58,6 +58,9 @@ final class PeerDecider {
 					instance.handedOver(c.definition().waitTime());
 				}
 			}
+			else if (step.reason() == Reason.RENEWED_DESPITE_SETTINGS_MISMATCH) {
+				detail = report(c, step);
+			}
 			return c.decision(step.reason(), peers, start, detail);
 		}
 		if (time.nanoTime() - c.handoverUntil < 0) {
@@ -209,19 +212,24 @@ final class PeerDecider {
 		String ownId = c.instance().settings().instanceId();
 		switch (step.reason()) {
 			case DUPLICATE_INSTANCE_ID -> {
-				return logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o)
+				return logDisagreement(c, o, true, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o)
 					+ ") answers with this instance's id '" + ownId + "' from another process: two instances share one id, so neither "
 					+ "can tell the other from itself. Nobody is granted the cluster until each instance has a unique instance id "
 					+ "(property polling.instance-id).");
 			}
-			case SETTINGS_MISMATCH -> {
-				return logDisagreement(c, o, "Cluster '" + c.id() + "': instance '" + ownId + "' runs with "
+			case SETTINGS_MISMATCH, RENEWED_DESPITE_SETTINGS_MISMATCH -> {
+				boolean holder = step.reason() == Reason.RENEWED_DESPITE_SETTINGS_MISMATCH;
+				return logDisagreement(c, o, false, "Cluster '" + c.id() + "': instance '" + ownId + "' runs with "
 					+ self(c).published().settingsText() + ", but peer '" + peerId(o) + "' (" + address(o) + ", instance '"
 					+ ((o != null) ? o.instanceId() : "?") + "') with " + ((o != null && o.published() != null) ? o.published().settingsText() : "?")
-					+ ". The protocol's safety rests on equal settings: nobody is granted the cluster until all instances use the same.");
+					+ ". The protocol's safety rests on equal settings"
+					+ (holder ? ": this instance holds the cluster and keeps it on its settings; instances with other settings do not acquire it."
+							: ": this instance does not acquire the cluster while it sees a peer with other settings; a holder keeps it.")
+					+ " Expected during a rolling configuration change; it ends when all instances use the same settings"
+					+ " (polling.clusters." + c.id() + ".wait-time, polling.settle-time, polling.peer-timeout).");
 			}
 			case PEER_MISCONFIGURED -> {
-				return logDisagreement(c, o, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o) + ") has a configuration fault ("
+				return logDisagreement(c, o, true, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o) + ") has a configuration fault ("
 						+ ((o != null) ? o.fault() : "?") + "): " + likelyCause(o) + " Whether the instance behind it polls is unknown, so this "
 						+ "instance does not acquire the cluster until the peer entry is fixed.");
 			}
@@ -236,13 +244,21 @@ final class PeerDecider {
 		return null;
 	}
 
-	/** Logs an error about a peer when it is new or changed, and again every {@link #ERROR_REPEAT} while it lasts. */
-	private static String logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, String message) {
+	/**
+	 * Logs an error (or a warning) about a peer when it is new or changed, and again every
+	 * {@link #ERROR_REPEAT} while it lasts.
+	 */
+	private static String logDisagreement(ClusterRuntime c, @Nullable PeerObservation o, boolean error, String message) {
 		long now = c.instance().time().nanoTime();
 		ClusterRuntime.LoggedError last = c.loggedErrors.get(peerId(o));
 		if (last == null || !last.message().equals(message) || now - last.at() >= ERROR_REPEAT.toNanos()) {
 			c.loggedErrors.put(peerId(o), new ClusterRuntime.LoggedError(message, now));
-			logger.error(message);
+			if (error) {
+				logger.error(message);
+			}
+			else {
+				logger.warn(message);
+			}
 		}
 		return message;
 	}

@@ -15,9 +15,12 @@ import dev.polling.core.Decision.Reason;
  * instance polls.
  *
  * <p><b>Holder renews.</b> An instance that holds the cluster extends its hold before it asks (so no
- * peer can see it lapse) and keeps it unless a peer disagrees on the settings or the instance id
- * ({@link #disagreement}), a peer with precedence (a lower instance id) holds it too after a split,
- * or balancing hands it to a peer holding at least two clusters fewer.
+ * peer can see it lapse) and keeps it unless a peer answers with its instance id from another process,
+ * a peer with precedence (a lower instance id) holds it too after a split, or balancing hands it to a
+ * peer holding at least two clusters fewer. A peer with other settings (a rolling configuration
+ * change) does not make it let go: candidates with other settings do not acquire while they see a
+ * peer with other settings ({@link #disagreement}, {@link #silentWithOtherSettings}), so the holder
+ * keeps polling alone on its settings and nobody is left without a poller.
  *
  * <p><b>Candidate acquires</b> in two rounds. First round: refused while any peer holds or is a live
  * candidate (or disagrees); otherwise it announces candidacy, waits the settle time and asks again.
@@ -149,14 +152,21 @@ final class Protocol {
 
 	/** The holder renews: it has extended its hold and asked the peers. */
 	static Step renewal(Self self, Balance balance, List<PeerObservation> peers) {
-		Step disagreement = disagreement(self, peers);
-		if (disagreement != null) {
-			return new Step(Action.RELEASE, disagreement.reason, disagreement.cause);
+		Step duplicate = duplicate(self, peers);
+		if (duplicate != null) {
+			return new Step(Action.RELEASE, duplicate.reason, duplicate.cause);
 		}
 		for (PeerObservation o : peers) {
 			if (o.state() == PeerState.ANSWERED && o.isHolding(self.waitMillis()) && precedes(self, o.instanceId())) {
 				return new Step(Action.RELEASE, Reason.YIELDED_TO_PEER, o);
 			}
+		}
+		PeerObservation otherSettings = otherSettings(self, peers);
+		if (otherSettings != null) {
+			// a rolling configuration change: the holder keeps the cluster on its settings (no balancing
+			// handover either: a peer with other settings would not take it), and the peers with other
+			// settings do not acquire while they see it, so one instance keeps polling
+			return new Step(Action.GRANT, Reason.RENEWED_DESPITE_SETTINGS_MISMATCH, otherSettings);
 		}
 		if (balance.enabled && balance.handoverDue) {
 			PeerObservation lightest = null;
@@ -230,6 +240,10 @@ final class Protocol {
 		if (disagreement != null) {
 			return disagreement;
 		}
+		PeerObservation silent = silentWithOtherSettings(self, peers, memory, now);
+		if (silent != null) {
+			return new Step(Action.REFUSE, Reason.SETTINGS_MISMATCH, silent);
+		}
 		for (PeerObservation o : peers) {
 			if (o.fault().isConfigurationFault()) {
 				return new Step(Action.REFUSE, Reason.PEER_MISCONFIGURED, o);
@@ -258,18 +272,58 @@ final class Protocol {
 
 	/**
 	 * A peer that breaks what the protocol rests on: it answers with this instance's id from another
-	 * process, or publishes other settings. Neither side may grant until it is fixed.
+	 * process, or publishes other settings. A candidate does not acquire while one lasts.
 	 */
 	static @Nullable Step disagreement(Self self, List<PeerObservation> peers) {
+		Step duplicate = duplicate(self, peers);
+		if (duplicate != null) {
+			return duplicate;
+		}
+		PeerObservation other = otherSettings(self, peers);
+		return (other != null) ? new Step(Action.REFUSE, Reason.SETTINGS_MISMATCH, other) : null;
+	}
+
+	/** A peer answering with this instance's id from another process: neither side may hold. */
+	private static @Nullable Step duplicate(Self self, List<PeerObservation> peers) {
 		for (PeerObservation o : peers) {
-			if (o.state() != PeerState.ANSWERED || o.published() == null) {
-				continue;
-			}
-			if (self.instanceId.equals(o.instanceId()) && o.published().incarnation() != self.published.incarnation()) {
+			if (o.state() == PeerState.ANSWERED && o.published() != null && self.instanceId.equals(o.instanceId())
+					&& o.published().incarnation() != self.published.incarnation()) {
 				return new Step(Action.REFUSE, Reason.DUPLICATE_INSTANCE_ID, o);
 			}
-			if (!o.published().sameSettings(self.published)) {
-				return new Step(Action.REFUSE, Reason.SETTINGS_MISMATCH, o);
+		}
+		return null;
+	}
+
+	/** The first answering peer that publishes other settings, or null. */
+	private static @Nullable PeerObservation otherSettings(Self self, List<PeerObservation> peers) {
+		for (PeerObservation o : peers) {
+			if (o.state() == PeerState.ANSWERED && o.published() != null && !o.published().sameSettings(self.published)) {
+				return o;
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * A peer that does not answer now, whose last answer published other settings, silent (from this
+	 * instance's first unknown observation) for less than the longer of the two wait times: it may be a
+	 * holder on other settings in a stop its own settings do not detect yet (a longer peer timeout), so
+	 * a candidate does not take the cluster from it under any policy. A refused connection (a peer that
+	 * is gone) is not unknown and does not count.
+	 */
+	static @Nullable PeerObservation silentWithOtherSettings(Self self, List<PeerObservation> peers, Memory memory, long now) {
+		for (PeerObservation o : peers) {
+			if (!o.state().isUnknown()) {
+				continue;
+			}
+			Remembered r = memory.peers().get(o.peerId());
+			if (r == null || r.lastAnswer.published() == null || r.lastAnswer.published().sameSettings(self.published)) {
+				continue;
+			}
+			long since = (r.silentSince == HoldState.NONE) ? now : r.silentSince;
+			long waitMillis = Math.max(self.waitMillis(), r.lastAnswer.published().waitMillis());
+			if (now - since < waitMillis * 1_000_000L) {
+				return r.lastAnswer;
 			}
 		}
 		return null;

@@ -14,8 +14,9 @@ import dev.polling.core.Decision.Reason;
 import dev.polling.core.test.Instance;
 
 /**
- * What the protocol's safety rests on: unique instance ids and equal settings. A peer that breaks
- * either is an error on both sides, and neither side is granted the cluster while it lasts.
+ * What the protocol's safety rests on: unique instance ids and equal settings. A peer with the same id
+ * is an error on both sides, and neither side holds the cluster while it lasts; a peer with other
+ * settings (a rolling configuration change) keeps candidates from acquiring, and a holder keeps it.
  */
 class AgreementTest {
 
@@ -76,19 +77,72 @@ class AgreementTest {
 		assertThat(b.detail()).contains("instance 'b'").contains("settle-time=20ms").contains("instance 'a'").contains("settle-time=200ms");
 	}
 
+	/**
+	 * A rolling configuration change (issue 31 item 7): the holder keeps the cluster on its settings,
+	 * the instance with other settings does not acquire while it sees the holder, and takes over when
+	 * the holder is gone (restarted with the new settings): one poller all along.
+	 */
 	@Test
-	void aHolderLetsGoWhenAPeerWithOtherSettingsAppears() {
+	void aHolderKeepsTheClusterWhenAPeerWithOtherSettingsAppearsAndThePeerTakesOverWhenItIsGone() {
 		Instance first = start("a");
 		Instance second = start("b");
 		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
 		PollingManager a = first.connect(peers, UnaryOperator.identity());
 		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
 		PollingManager b = second.connect(peers, (s) -> s.withPeerTimeout(Duration.ofSeconds(3)));
-		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
-		Decision renewal = a.decide(CLUSTER);
-		assertThat(renewal.reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
-		assertThat(renewal.detail()).contains("peer-timeout=2000ms").contains("peer-timeout=3000ms");
-		assertThat(a.isHolding(CLUSTER)).isFalse();
+		for (int i = 0; i < 3; i++) {
+			Decision refused = b.decide(CLUSTER);
+			assertThat(refused.reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
+			assertThat(refused.isGranted()).isFalse();
+			Decision renewal = a.decide(CLUSTER);
+			assertThat(renewal.reason()).isEqualTo(Reason.RENEWED_DESPITE_SETTINGS_MISMATCH);
+			assertThat(renewal.isGranted()).isTrue();
+			assertThat(renewal.detail()).contains("peer-timeout=2000ms").contains("peer-timeout=3000ms")
+				.contains("keeps it on its settings").contains("rolling configuration change");
+			assertThat(a.isHolding(CLUSTER)).isTrue();
+			assertThat(b.isHolding(CLUSTER)).isFalse();
+		}
+		// the holder is restarted (gone: its JMX server refuses connections): the peer with the new settings takes over
+		first.close();
+		// in this JVM the closed server's port still answers RMI (no such object): unknown, and a peer last
+		// seen with other settings is waited for up to the longer wait time (10 s) under any policy; a
+		// restarted process refuses the connection (gone) and is taken over at once
+		List<Decision> afterClose = new ArrayList<>();
+		while (afterClose.size() < 100 && (afterClose.isEmpty() || !afterClose.get(afterClose.size() - 1).isGranted())) {
+			afterClose.add(b.decide(CLUSTER));
+			sleep(Duration.ofMillis(200));
+		}
+		assertThat(afterClose.get(afterClose.size() - 1).isGranted()).as("granted within 20 s").isTrue();
+		assertThat(afterClose.subList(0, afterClose.size() - 1)).extracting(Decision::reason).containsOnly(Reason.SETTINGS_MISMATCH);
+		assertThat(b.isHolding(CLUSTER)).isTrue();
+	}
+
+	@Test
+	void aHolderWithOtherSettingsThanAPeerDoesNotHandItOverForBalancing() {
+		Instance first = start("a");
+		Instance second = start("b");
+		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
+		PollingManager a = balancing("a", Duration.ofSeconds(2), first, peers);
+		PollingManager b = null;
+		try {
+			for (String cluster : List.of("ONE", "TWO", "THREE")) {
+				assertThat(a.decide(cluster).isGranted()).isTrue();
+			}
+			b = balancing("b", Duration.ofSeconds(3), second, peers);
+			for (int round = 0; round < 3; round++) {
+				for (String cluster : List.of("ONE", "TWO", "THREE")) {
+					assertThat(b.decide(cluster).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
+					assertThat(a.decide(cluster).reason()).as("a holds three, b none: balancing would hand one over")
+						.isEqualTo(Reason.RENEWED_DESPITE_SETTINGS_MISMATCH);
+				}
+			}
+		}
+		finally {
+			a.close();
+			if (b != null) {
+				b.close();
+			}
+		}
 	}
 
 	@Test
@@ -109,6 +163,27 @@ class AgreementTest {
 		}
 		finally {
 			b.close();
+		}
+	}
+
+	/** A manager of three clusters that balances them among the instances. */
+	private static PollingManager balancing(String id, Duration peerTimeout, Instance instance, List<PeerDefinition> peers) {
+		PollingManager.Builder builder = TestBuilders.ignoringStarvation(PollingManager.builder())
+			.settings(PollingSettings.defaults().withInstanceId(id).withPeerTimeout(peerTimeout))
+			.balanceClusters(true)
+			.peers(peers)
+			.mbeanServer(instance.server().mbeanServer());
+		List.of("ONE", "TWO", "THREE").forEach((cluster) -> builder.cluster(ClusterDefinition.of(cluster, Duration.ofSeconds(20))));
+		return builder.build();
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 

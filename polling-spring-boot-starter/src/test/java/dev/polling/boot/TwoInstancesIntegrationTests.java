@@ -192,16 +192,65 @@ class TwoInstancesIntegrationTests {
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		assertThat(get(context, "/actuator/polling").get("standalone").asBoolean()).isTrue();
 		HttpResponse<String> response = post(context, "/actuator/polling/" + CLUSTER, "{\"state\":\"paused\"}");
-		assertThat(response.statusCode()).isIn(404, 405);
+		assertThat(response.statusCode()).isEqualTo(405);
+		// the answer names the property that allows it (issue 31 item 8)
+		JsonNode body = this.json.readTree(response.body());
+		assertThat(body.get("property").asString()).isEqualTo("management.endpoint.polling.access");
+		assertThat(body.get("message").asString()).contains("access is read-only")
+			.contains("Set management.endpoint.polling.access=unrestricted to allow it");
+		assertThat(response.headers().firstValue("Allow")).hasValue("GET");
 		assertThat(context.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();
+		// a method the endpoint has under no access is left to Spring MVC
+		HttpResponse<String> other = post(context, "/actuator/health", "{}");
+		assertThat(other.statusCode()).isEqualTo(405);
+		assertThat(other.body()).doesNotContain("management.endpoint");
 	}
 
-	private ConfigurableApplicationContext start(String id, int ownJmxPort, int jmxA, int jmxB) {
-		return start(id, ownJmxPort, "management.endpoint.polling.access=unrestricted", "polling.jmx.server.username=polling",
+	/**
+	 * A rolling configuration change (issue 31 item 7): the holder keeps the cluster, an instance restarted
+	 * with another wait time defers, both stay in service (health answers 200, the cluster DEGRADED with
+	 * the problem), the endpoint shows the explanation unmasked, and nobody but the holder polls.
+	 */
+	@Test
+	void aRollingConfigurationChangeKeepsOnePollerAndEveryInstanceInService(CapturedOutput output) throws Exception {
+		int jmxA = freePort();
+		int jmxB = freePort();
+		ConfigurableApplicationContext a = start("a", jmxA, jmxA, jmxB);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.getBean(PollingManager.class).isHolding(CLUSTER));
+		ConfigurableApplicationContext b = start("b", jmxB, jmxA, jmxB, "polling.clusters.MAILABRUF_CLUSTER.wait-time=12s");
+		MeterRegistry bMeters = b.getBean(MeterRegistry.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> bMeters.find(PollingMetrics.DECISIONS)
+			.tags("cluster", CLUSTER, "reason", "settings-mismatch").counters().stream().mapToDouble((c) -> c.count()).sum() >= 3);
+		assertThat(a.getBean(PollingManager.class).isHolding(CLUSTER)).isTrue();
+		assertThat(context(b).counts()).as("the instance with other settings never polled").isZero();
+		int aCycles = context(a).counts();
+		await().atMost(Duration.ofSeconds(5)).until(() -> context(a).counts() > aCycles);
+
+		for (ConfigurableApplicationContext context : List.of(a, b)) {
+			HttpResponse<String> health = this.http.send(HttpRequest.newBuilder(uri(context, "/actuator/health")).GET().build(),
+					HttpResponse.BodyHandlers.ofString());
+			assertThat(health.statusCode()).as("in service").isEqualTo(200);
+			JsonNode cluster = this.json.readTree(health.body()).get("components").get("polling").get("components").get(CLUSTER);
+			assertThat(cluster.get("status").asString()).isEqualTo("DEGRADED");
+			assertThat(cluster.get("details").get("problem").asString()).contains("wait-time=10000ms").contains("wait-time=12000ms");
+			JsonNode decision = get(context, "/actuator/polling/" + CLUSTER).get("lastDecision");
+			assertThat(decision.get("detail").asString()).as("not masked").contains("wait-time=10000ms").contains("wait-time=12000ms")
+				.contains("rolling configuration change");
+		}
+		assertThat(get(a, "/actuator/polling/" + CLUSTER).get("lastDecision").get("reason").asString())
+			.isEqualTo("renewed-despite-settings-mismatch");
+		assertThat(get(b, "/actuator/polling/" + CLUSTER).get("lastDecision").get("reason").asString()).isEqualTo("settings-mismatch");
+		assertThat(output.getOut()).contains(" WARN ").contains("keeps it on its settings");
+	}
+
+	private ConfigurableApplicationContext start(String id, int ownJmxPort, int jmxA, int jmxB, String... more) {
+		List<String> properties = new ArrayList<>(List.of("management.endpoint.polling.access=unrestricted", "polling.jmx.server.username=polling",
 				"polling.jmx.server.password=" + PASSWORD, "polling.peers.A.host=127.0.0.1", "polling.peers.A.port=" + jmxA,
 				"polling.peers.A.username=polling", "polling.peers.A.password=" + PASSWORD, "polling.peers.B.host=127.0.0.1",
 				"polling.peers.B.port=" + jmxB, "polling.peers.B.username=polling", "polling.peers.B.password=" + PASSWORD,
-				"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+				"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s"));
+		properties.addAll(List.of(more));
+		return start(id, ownJmxPort, properties.toArray(String[]::new));
 	}
 
 	private ConfigurableApplicationContext start(String id, int ownJmxPort, String... properties) {

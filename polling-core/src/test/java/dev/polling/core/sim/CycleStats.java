@@ -19,7 +19,15 @@ public final class CycleStats {
 	/** Overlaps that began at least {@code max-cycle-time} after the earlier cycle started (its keep-alive ended). */
 	long excusedMaxCycle;
 
+	/** Decisions refused because a peer runs (or last ran) with other settings (rolling configuration changes). */
+	long mismatchRefusals;
+
+	/** Renewals of a holder that kept the cluster although a peer runs with other settings. */
+	long mismatchRenewals;
+
 	void add(CycleStats other) {
+		this.mismatchRefusals += other.mismatchRefusals;
+		this.mismatchRenewals += other.mismatchRenewals;
 		this.cycles += other.cycles;
 		this.excusedNetwork += other.excusedNetwork;
 		this.excusedStop += other.excusedStop;
@@ -37,7 +45,8 @@ public final class CycleStats {
 	@Override
 	public String toString() {
 		return "cycles=" + this.cycles + " excusedCycleOverlaps=" + excused() + " (network=" + this.excusedNetwork + " stop="
-				+ this.excusedStop + " maxCycleTime=" + this.excusedMaxCycle + ")";
+				+ this.excusedStop + " maxCycleTime=" + this.excusedMaxCycle + ") settingsMismatch=" + this.mismatchRefusals + "/"
+				+ this.mismatchRenewals + " (refused/kept)";
 	}
 
 }

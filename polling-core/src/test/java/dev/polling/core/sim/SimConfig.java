@@ -25,9 +25,20 @@ import dev.polling.core.UnreachablePeerPolicy;
  * @param liveness whether to heal the cluster after the chaos phase and check that someone holds, and that
  *        after the holder is gone someone else acquires in time
  * @param maxCycleTime the cluster's {@code max-cycle-time}, or null for none (a cycle keeps its hold as long as it runs)
+ * @param rolling a rolling configuration change: an instance restarted after a crash comes back with the wait time
+ *        {@link #OTHER_WAIT_TIME} or {@link #WAIT_TIME} (drawn at each restart), so instances with different settings
+ *        run side by side; before the liveness phase every instance runs {@link #WAIT_TIME} again (the change completed)
  */
 public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtocol protocol, FaultMix faults, int decisions,
-		boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime) {
+		boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime, boolean rolling) {
+
+	/** The other wait time of a rolling configuration change. */
+	public static final Duration OTHER_WAIT_TIME = Duration.ofSeconds(12);
+
+	public SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtocol protocol, FaultMix faults, int decisions,
+			boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime) {
+		this(instances, policy, protocol, faults, decisions, synchronizedStart, liveness, maxCycleTime, false);
+	}
 
 	public static final Duration WAIT_TIME = Duration.ofSeconds(10);
 
@@ -65,43 +76,50 @@ public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtoc
 		FaultMix faults = FaultMix.ALL.get((int) Math.floorMod(seed, (long) FaultMix.ALL.size()));
 		boolean synchronizedStart = r.nextInt(4) == 0;
 		Duration maxCycleTime = (r.nextInt(3) == 0) ? MAX_CYCLE_TIMES.get(r.nextInt(MAX_CYCLE_TIMES.size())) : null;
-		return new SimConfig(instances, policy, GrantProtocol.ANNOUNCE, faults, decisions, synchronizedStart, true, maxCycleTime);
+		// drawn last, so the set-up of a seed is otherwise what it was before rolling changes were simulated
+		boolean rolling = r.nextInt(4) == 0;
+		return new SimConfig(instances, policy, GrantProtocol.ANNOUNCE, faults, decisions, synchronizedStart, true, maxCycleTime, rolling);
 	}
 
 	public SimConfig withDecisions(int decisions) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withFaults(FaultMix faults) {
-		return new SimConfig(this.instances, this.policy, this.protocol, faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
+		return new SimConfig(this.instances, this.policy, this.protocol, faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withInstances(int instances) {
-		return new SimConfig(instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
+		return new SimConfig(instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withProtocol(GrantProtocol protocol) {
-		return new SimConfig(this.instances, this.policy, protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
+		return new SimConfig(this.instances, this.policy, protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withPolicy(UnreachablePeerPolicy policy) {
-		return new SimConfig(this.instances, policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime);
+		return new SimConfig(this.instances, policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withLiveness(boolean liveness) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, liveness, this.maxCycleTime);
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, liveness, this.maxCycleTime, this.rolling);
+	}
+
+	public SimConfig withRolling(boolean rolling) {
+		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness,
+				this.maxCycleTime, rolling);
 	}
 
 	public SimConfig withMaxCycleTime(@Nullable Duration maxCycleTime) {
 		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness,
-				maxCycleTime);
+				maxCycleTime, this.rolling);
 	}
 
 	@Override
 	public String toString() {
 		return "instances=" + this.instances + " policy=" + this.policy + " protocol=" + this.protocol + " faults=" + this.faults.name()
 				+ this.faults.kinds() + " decisions=" + this.decisions + " synchronizedStart=" + this.synchronizedStart + " liveness="
-				+ this.liveness + " maxCycleTime=" + this.maxCycleTime;
+				+ this.liveness + " maxCycleTime=" + this.maxCycleTime + " rolling=" + this.rolling;
 	}
 
 }

@@ -120,9 +120,14 @@ public final class Simulation {
 	/** The real detector's beat interval: several beats per threshold, at most 100 ms. */
 	private static final long BEAT = Math.max(1_000_000L, Math.min(100_000_000L, THRESHOLD / 4));
 
-	/** How long two holders are excused after a network fault between them (lossy runs only). */
+	/**
+	 * How long two holders are excused after a network fault between them (lossy runs only); with the
+	 * longer wait time of a rolling change in those runs.
+	 */
 	static final long EXCUSE = WAIT + SimConfig.MAX_CYCLE.toNanos() + SimConfig.MAX_TICK.toNanos() + 2 * PT
 			+ SimConfig.SETTLE_TIME.toNanos();
+
+	private final long excuse;
 
 	private static final String[] ATTRIBUTES = { PollingClusterMXBean.COORDINATION_STATE, PollingClusterMXBean.INSTANCE_ID };
 
@@ -150,6 +155,9 @@ public final class Simulation {
 	private final VirtualClock clock = new VirtualClock();
 
 	private final ClusterDefinition cluster;
+
+	/** The cluster with the other wait time of a rolling configuration change. */
+	private final ClusterDefinition otherCluster;
 
 	private final List<Node> nodes = new ArrayList<>();
 
@@ -197,8 +205,9 @@ public final class Simulation {
 		this.config = config;
 		this.seed = seed;
 		this.rng = new SplittableRandom(seed);
-		this.cluster = (config.maxCycleTime() != null) ? ClusterDefinition.of(CLUSTER, SimConfig.WAIT_TIME).withMaxCycleTime(config.maxCycleTime())
-				: ClusterDefinition.of(CLUSTER, SimConfig.WAIT_TIME);
+		this.cluster = cluster(config, SimConfig.WAIT_TIME);
+		this.otherCluster = cluster(config, SimConfig.OTHER_WAIT_TIME);
+		this.excuse = EXCUSE + (config.rolling() ? SimConfig.OTHER_WAIT_TIME.toNanos() - WAIT : 0);
 		this.lastFault = new long[config.instances()][config.instances()];
 		for (long[] row : this.lastFault) {
 			java.util.Arrays.fill(row, NONE);
@@ -211,6 +220,11 @@ public final class Simulation {
 			this.byId.put(id, node);
 			this.peers.add(peer);
 		}
+	}
+
+	private static ClusterDefinition cluster(SimConfig config, java.time.Duration waitTime) {
+		return (config.maxCycleTime() != null) ? ClusterDefinition.of(CLUSTER, waitTime).withMaxCycleTime(config.maxCycleTime())
+				: ClusterDefinition.of(CLUSTER, waitTime);
 	}
 
 	/** Discards what is written to it. */
@@ -582,6 +596,9 @@ public final class Simulation {
 
 		boolean down = true;
 
+		/** Runs with {@link SimConfig#OTHER_WAIT_TIME} (a rolling configuration change). */
+		boolean otherSettings;
+
 		boolean closed;
 
 		/** Whether the manager was told to shut down (it closes once the running cycle ended). */
@@ -640,10 +657,11 @@ public final class Simulation {
 		node.mbeans = MBeanServerFactory.newMBeanServer();
 		PollingSettings settings = new PollingSettings(node.id, SimConfig.PEER_TIMEOUT, this.config.policy(), this.config.protocol(),
 				SimConfig.SETTLE_TIME, "dev.polling.sim");
-		node.objectName = settings.jmxContract().objectName(settings.jmxDomain(), this.cluster);
+		ClusterDefinition cluster = node.otherSettings ? this.otherCluster : this.cluster;
+		node.objectName = settings.jmxContract().objectName(settings.jmxDomain(), cluster);
 		PollingManager.Builder builder = PollingManager.builder()
 			.settings(settings)
-			.cluster(this.cluster)
+			.cluster(cluster)
 			.peers(this.peers)
 			.timeSource(this.clock)
 			.peerClient(new SimPeerClient(node, node.generation))
@@ -652,7 +670,7 @@ public final class Simulation {
 		node.manager = SimulationHooks.stopSource(builder, node.stops).build();
 		node.actor = new Actor(node);
 		node.lastDecision = null;
-		trace(node, "started (incarnation " + node.generation + ")");
+		trace(node, "started (incarnation " + node.generation + ")" + (node.otherSettings ? " with the other wait time" : ""));
 		scheduleTick(node, firstTick);
 	}
 
@@ -714,6 +732,12 @@ public final class Simulation {
 		node.lastDecision = d;
 		if (d.reason() == Decision.Reason.NO_ACTIVE_PEER) {
 			this.grants++;
+		}
+		else if (d.reason() == Decision.Reason.SETTINGS_MISMATCH) {
+			this.cycleStats.mismatchRefusals++;
+		}
+		else if (d.reason() == Decision.Reason.RENEWED_DESPITE_SETTINGS_MISMATCH) {
+			this.cycleStats.mismatchRenewals++;
 		}
 		StringBuilder b = new StringBuilder(96);
 		b.append("decided ").append(d.outcome()).append(' ').append(d.reason()).append(" in ").append(d.duration().toNanos() / 1_000L)
@@ -889,7 +913,7 @@ public final class Simulation {
 		SimCycle later = (earlier == a) ? b : a;
 		long fault = later.faultsAtStart[earlier.node.index];
 		Duration max = this.config.maxCycleTime();
-		if (this.config.faults().lossy() && fault != NONE && later.start - fault < EXCUSE) {
+		if (this.config.faults().lossy() && fault != NONE && later.start - fault < this.excuse) {
 			this.cycleStats.excusedNetwork++;
 		}
 		else if (earlier.voidedAt <= later.start) {
@@ -1235,6 +1259,9 @@ public final class Simulation {
 		int generation = node.generation;
 		at(this.now + 500_000_000L + this.rng.nextLong(4_500_000_000L), null, -1, () -> {
 			if (node.generation == generation && node.down) {
+				if (this.config.rolling()) {
+					node.otherSettings = this.rng.nextBoolean();
+				}
 				start(node, this.rng.nextLong(SimConfig.TICK.toNanos()));
 			}
 		});
@@ -1351,7 +1378,7 @@ public final class Simulation {
 
 	private boolean excused(Node a, Node b) {
 		long at = this.lastFault[a.index][b.index];
-		return this.config.faults().lossy() && at != NONE && this.now - at < EXCUSE;
+		return this.config.faults().lossy() && at != NONE && this.now - at < this.excuse;
 	}
 
 	private String status() {
@@ -1409,7 +1436,15 @@ public final class Simulation {
 		trace("sim", "healing: no more faults");
 		long quiet = this.now;
 		for (Node node : this.nodes) {
-			if (node.down || node.closed) {
+			if (node.otherSettings) {
+				// the rolling change completes: the instance is restarted with the same settings as the others
+				if (!node.down) {
+					kill(node, true);
+				}
+				node.otherSettings = false;
+				start(node, this.rng.nextLong(SimConfig.TICK.toNanos()));
+			}
+			else if (node.down || node.closed) {
 				if (!node.down) {
 					kill(node, true);
 				}

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The simulation over many seeds: no two holders and no two cycles (cycle bodies as the user sees
- * them) among instances that reach each other, and a takeover in time once the holder is gone. Quick budget by default (runs in {@code ./mvnw verify});
+ * them) among instances that reach each other, also while a rolling configuration change puts
+ * instances with different wait times side by side, and a takeover in time once the holder is gone. Quick budget by default (runs in {@code ./mvnw verify});
  * the long run:
  *
  * <pre>
@@ -69,6 +70,9 @@ class SimulationTest {
 		assertThat(cycles.cycles()).as("cycle bodies run").isGreaterThan((long) SEEDS * DECISIONS / 10);
 		if (SEEDS >= 20) {
 			assertThat(stops).as("stops detected").isPositive();
+			// rolling configuration changes (a quarter of the seeds) put instances with other settings side by side
+			assertThat(cycles.mismatchRefusals).as("refusals for other settings").isPositive();
+			assertThat(cycles.mismatchRenewals).as("holders that kept the cluster beside other settings").isPositive();
 		}
 	}
 

@@ -71,10 +71,11 @@ import dev.polling.sample.demo.DemoDriver.Instance;
  * <ol>
  * <li><b>settings mismatch</b>: {@code instance-4} starts with the wait time
  * {@value #MISMATCH_WAIT_TIME} for {@code MAILBOX_2} and {@code TICK_01..TICK_04} (the others: 10s).
- * Checked: each of the four instances reports {@code settings-mismatch} as the last decision of
- * each of the five clusters, the health of instances 1-3 is DOWN (503) naming it, none of the five is
- * held for {@value #HOLD_SECONDS} s after that (mails to mailbox 2 wait on the server), and after a
- * SIGTERM to {@code instance-4} all five are held again.</li>
+ * Checked (a rolling configuration change): each of the four instances reports {@code settings-mismatch}
+ * (or, the holder, {@code renewed-despite-settings-mismatch}) as the last decision of each of the five
+ * clusters, the health of instances 1-3 stays 200 with the clusters {@code DEGRADED}, for
+ * {@value #HOLD_SECONDS} s after that none of the five is held by {@code instance-4} or by two
+ * instances, and after a SIGTERM to {@code instance-4} all five are held.</li>
  * <li><b>duplicate instance id</b>: a second process with the id {@code instance-1} starts on the
  * ports of the entry {@code instance-4} (and {@code tick-4}). Checked: both processes with that id
  * report {@code duplicate-instance-id} for every JMX cluster, {@code instance-1}'s health is DOWN
@@ -1038,8 +1039,23 @@ public final class ChaosDriver {
 
 		abstract String reason();
 
-		/** The instances whose health must be DOWN naming the reason. */
+		/** Whether a last decision with this reason counts as the phase's report. */
+		boolean reports(String reason) {
+			return reason.equals(reason());
+		}
+
+		/** The instances whose health must answer {@link #healthStatus()} naming {@link #healthText()}. */
 		abstract List<Instance> downInstances();
+
+		/** The HTTP status of their health: DOWN (503). */
+		int healthStatus() {
+			return 503;
+		}
+
+		/** What their health names. */
+		String healthText() {
+			return "(" + reason() + ")";
+		}
 
 		/** The (instance, cluster) pairs that must not be held while the reason is reported. */
 		abstract Set<String> heldDuringPhase(Sample sample);
@@ -1075,7 +1091,7 @@ public final class ChaosDriver {
 				case REPORTING -> {
 					for (String label : sample.statuses().keySet()) {
 						for (String cluster : JMX_CLUSTERS) {
-							if (sample.reason(label, cluster).equals(reason()) && expected().contains(label + "|" + cluster)) {
+							if (reports(sample.reason(label, cluster)) && expected().contains(label + "|" + cluster)) {
 								this.seen.add(label + "|" + cluster);
 								if (this.detail == null) {
 									this.detail = sample.cluster(label, cluster).path("lastDecision").path("detail").asString(null);
@@ -1089,10 +1105,11 @@ public final class ChaosDriver {
 								expected().size(), since(this.upAt, now), this.extra.id(), this.detail);
 						for (Instance instance : downInstances()) {
 							Health health = health(instance);
-							boolean down = health.status == 503 && health.body.contains("(" + reason() + ")");
-							note("health of %s: %d%s", instance.id(), health.status, down ? " DOWN naming " + reason() : "");
+							boolean down = health.status == healthStatus() && health.body.contains(healthText());
+							note("health of %s: %d%s", instance.id(), health.status, down ? " naming " + healthText() : "");
 							if (!down) {
-								fail("the health of " + instance.id() + " is not DOWN with " + reason() + " (" + health.status + ")");
+								fail("the health of " + instance.id() + " is not " + healthStatus() + " with " + healthText() + " ("
+										+ health.status + ")");
 							}
 						}
 						this.step = Step.HOLDING;
@@ -1164,7 +1181,10 @@ public final class ChaosDriver {
 
 	}
 
-	/** instance-4 with another wait time for five clusters: everybody refuses those. */
+	/**
+	 * instance-4 with another wait time for five clusters, as in a rolling configuration change: the
+	 * holders keep those clusters, instance-4 and the other standbys defer, every health stays 200.
+	 */
 	private final class MismatchPhase extends ExtraInstancePhase {
 
 		MismatchPhase(long offset) {
@@ -1193,15 +1213,34 @@ public final class ChaosDriver {
 		}
 
 		@Override
+		boolean reports(String reason) {
+			return reason.equals("settings-mismatch") || reason.equals("renewed-despite-settings-mismatch");
+		}
+
+		@Override
 		List<Instance> downInstances() {
 			return ChaosDriver.this.demo.instances;
 		}
 
 		@Override
+		int healthStatus() {
+			return 200;
+		}
+
+		@Override
+		String healthText() {
+			return "DEGRADED";
+		}
+
+		@Override
 		Set<String> heldDuringPhase(Sample sample) {
+			// the holders keep the clusters; instance-4, with the other settings, must not hold them, nor two at once
 			Set<String> held = new TreeSet<>();
 			for (String cluster : MISMATCH_CLUSTERS) {
-				sample.holders().get(cluster).forEach((label) -> held.add(cluster + " by " + label));
+				List<String> holders = List.copyOf(sample.holders().get(cluster));
+				if (holders.contains(this.extra.id()) || holders.size() > 1) {
+					holders.forEach((label) -> held.add(cluster + " by " + label));
+				}
 			}
 			return held;
 		}

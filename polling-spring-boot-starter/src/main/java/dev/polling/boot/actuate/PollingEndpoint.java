@@ -33,8 +33,10 @@ import dev.polling.core.PollingManager;
  * the cluster shows {@code handingOver} meanwhile) and {@code {"state":"active"}} lets this instance compete again;
  * both need {@code management.endpoint.polling.access=unrestricted}, the default access being
  * read-only.
- * Never shows passwords; peer user names and error texts go through Spring Boot's sanitizer and are
- * masked unless {@code management.endpoint.polling.show-values} allows them. Over HTTP, {@link PollingEndpointWebExtension} answers an
+ * Never shows passwords; peer user names and the peers' error texts go through Spring Boot's
+ * sanitizer and are masked unless {@code management.endpoint.polling.show-values} allows them. A
+ * decision's {@code detail} (the library's own explanation, e.g. of a settings mismatch, as health
+ * shows it) is not masked; the application's sanitizing functions apply to it. Over HTTP, {@link PollingEndpointWebExtension} answers an
  * unknown cluster (404) or state (400) with the valid ones.
  */
 @Endpoint(id = "polling", defaultAccess = Access.READ_ONLY)
@@ -278,8 +280,10 @@ public class PollingEndpoint {
 		}
 
 		DecisionDescriptor sanitized(PollingValueSanitizer sanitizer, boolean shown) {
+			// the library's own explanation (which peer, which settings, which property to fix): not secret, so
+			// not masked by show-values; the application's sanitizing functions still apply, as in health
 			return new DecisionDescriptor(this.outcome, this.reason, this.decidedAt, this.durationMillis,
-					sanitizer.sanitize("detail", this.detail, shown));
+					sanitizer.sanitize("detail", this.detail, true));
 		}
 
 	}

@@ -21,8 +21,10 @@ import dev.polling.core.PollingManager;
  * Health of one polling cluster on this instance. UP while the application runs and a peer answers
  * (an instance on standby is as healthy as the holder); {@link PollingHealthStatus#DEGRADED DEGRADED}
  * while none of the cluster's peers answered the last decision (this instance cannot tell whether it
- * is alone or cut off; under {@code proceed} it polls, and so may a peer it cannot reach); DOWN while a peer disagrees on what the protocol rests on
- * (the same instance id, other settings) or a peer entry has a configuration fault (credentials, TLS,
+ * is alone or cut off; under {@code proceed} it polls, and so may a peer it cannot reach), and while
+ * a peer publishes other settings (a rolling configuration change: the holder keeps the cluster, the
+ * others defer; the {@code problem} detail names both settings); DOWN while a peer answers with this
+ * instance's id from another process or a peer entry has a configuration fault (credentials, TLS,
  * not a JMX port, unknown host): then this instance does not acquire the cluster. The details say whether this instance holds the
  * cluster, whether it is paused, the last decision, and how many peers answered.
  */
@@ -76,15 +78,21 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("lastActivity", status.lastActivity().toString());
 		}
 		Decision decision = status.lastDecision();
-		boolean down = false;
+		boolean reported = false;
 		if (decision != null) {
 			builder.withDetail("lastDecision", lower(decision.outcome()) + " (" + lower(decision.reason()) + ")");
-			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.SETTINGS_MISMATCH
-					|| decision.reason() == Reason.PEER_MISCONFIGURED) {
-				// nobody is granted the cluster while the instances disagree or a peer entry is wrong
+			if (decision.reason() == Reason.DUPLICATE_INSTANCE_ID || decision.reason() == Reason.PEER_MISCONFIGURED) {
+				// nobody is granted the cluster while two instances share an id or a peer entry is wrong
 				builder.down().withDetail("error",
 						String.valueOf(this.sanitizer.sanitize(new SanitizableData(null, "error", String.valueOf(decision.detail())), true)));
-				down = true;
+				reported = true;
+			}
+			else if (decision.reason() == Reason.SETTINGS_MISMATCH || decision.reason() == Reason.RENEWED_DESPITE_SETTINGS_MISMATCH) {
+				// a rolling configuration change: the holder keeps polling and the others defer, so taking the
+				// instances out of traffic (DOWN, 503) would gain nothing
+				builder.status(PollingHealthStatus.DEGRADED).withDetail("problem",
+						String.valueOf(this.sanitizer.sanitize(new SanitizableData(null, "problem", String.valueOf(decision.detail())), true)));
+				reported = true;
 			}
 		}
 		if (status.cycleRunningFor() != null) {
@@ -115,7 +123,7 @@ public class PollingClusterHealthIndicator extends AbstractHealthIndicator {
 			}
 		}
 		builder.withDetail("peersReachable", reachable + "/" + others).withDetail("peers", peers);
-		if (others > 0 && reachable == 0 && !status.peers().isEmpty() && !down) {
+		if (others > 0 && reachable == 0 && !status.peers().isEmpty() && !reported) {
 			builder.status(PollingHealthStatus.DEGRADED);
 		}
 	}

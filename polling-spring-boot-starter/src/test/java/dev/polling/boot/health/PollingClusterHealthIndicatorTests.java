@@ -46,19 +46,29 @@ class PollingClusterHealthIndicatorTests {
 		}
 	}
 
+	/** A rolling configuration change (issue 31 item 7): not DOWN (503) anywhere, the holder keeps polling. */
 	@Test
-	void isDownWithTheErrorWhileAPeerRunsWithOtherSettings() throws Exception {
+	void isDegradedWithTheProblemOnBothSidesWhileAPeerRunsWithOtherSettings() throws Exception {
 		try (PollingJmxServer serverA = PollingJmxServer.start(JmxServerSettings.loopback(0));
 				PollingJmxServer serverB = PollingJmxServer.start(JmxServerSettings.loopback(0))) {
 			List<PeerDefinition> peers = List.of(PeerDefinition.of("a", "127.0.0.1", serverA.port()),
 					PeerDefinition.of("b", "127.0.0.1", serverB.port()));
-			try (PollingManager a = manager("a", Duration.ofMillis(50), peers, serverA);
-					PollingManager b = manager("b", Duration.ofMillis(80), peers, serverB)) {
-				assertThat(a.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
-				Health health = new PollingClusterHealthIndicator(a, "MAILABRUF_CLUSTER").health();
-				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
-				assertThat(health.getDetails()).containsEntry("lastDecision", "refused (settings-mismatch)");
-				assertThat((String) health.getDetails().get("error")).contains("settle-time=50ms").contains("settle-time=80ms");
+			try (PollingManager a = manager("a", Duration.ofMillis(50), peers, serverA)) {
+				assertThat(a.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+				try (PollingManager b = manager("b", Duration.ofMillis(80), peers, serverB)) {
+					assertThat(b.tryStartPolling("MAILABRUF_CLUSTER")).isFalse();
+					assertThat(a.tryStartPolling("MAILABRUF_CLUSTER")).as("the holder keeps it").isTrue();
+					Health holder = new PollingClusterHealthIndicator(a, "MAILABRUF_CLUSTER").health();
+					Health other = new PollingClusterHealthIndicator(b, "MAILABRUF_CLUSTER").health();
+					assertThat(holder.getStatus()).isEqualTo(PollingHealthStatus.DEGRADED);
+					assertThat(other.getStatus()).isEqualTo(PollingHealthStatus.DEGRADED);
+					assertThat(holder.getDetails()).containsEntry("lastDecision", "granted (renewed-despite-settings-mismatch)")
+						.containsEntry("holding", true);
+					assertThat(other.getDetails()).containsEntry("lastDecision", "refused (settings-mismatch)")
+						.containsEntry("holding", false);
+					assertThat((String) holder.getDetails().get("problem")).contains("settle-time=50ms").contains("settle-time=80ms");
+					assertThat((String) other.getDetails().get("problem")).contains("settle-time=50ms").contains("settle-time=80ms");
+				}
 			}
 		}
 	}

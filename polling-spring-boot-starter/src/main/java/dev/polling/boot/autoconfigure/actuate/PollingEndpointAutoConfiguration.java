@@ -10,7 +10,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 import dev.polling.boot.actuate.PollingEndpoint;
 import dev.polling.boot.actuate.PollingEndpointWebExtension;
@@ -42,6 +46,19 @@ public final class PollingEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
 	PollingEndpointWebExtension pollingEndpointWebExtension(PollingEndpoint endpoint) {
 		return new PollingEndpointWebExtension(endpoint);
+	}
+
+	/** Over Spring MVC: a state change refused for read-only access names the property that allows it. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(name = "org.springframework.web.servlet.HandlerExceptionResolver")
+	static class ReadOnlyHintConfiguration {
+
+		@Bean
+		static ReadOnlyEndpointHint pollingReadOnlyEndpointHint(ObjectProvider<PathMappedEndpoints> endpoints, Environment environment) {
+			return new ReadOnlyEndpointHint(endpoints, environment);
+		}
+
 	}
 
 }
