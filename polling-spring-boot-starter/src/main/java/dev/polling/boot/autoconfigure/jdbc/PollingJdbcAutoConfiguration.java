@@ -1,5 +1,8 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
+import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
+import org.springframework.util.ClassUtils;
+import java.util.function.Consumer;
 import dev.polling.jdbc.delivery.DeliveryDestination;
 import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
@@ -21,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -136,19 +140,17 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
-				ObjectProvider<PollingManager> manager, ObjectProvider<JobsMetrics> metrics,
+				ObjectProvider<PollingManager> manager, ListableBeanFactory beans,
 				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			Duration failover = settings.getFailoverPeriod();
-			JobsMetrics meters = metrics.getIfAvailable();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
 				.interval(settings.getDispatchInterval())
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
 				.shutdownWait(settings.getShutdownWait())
 				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
-				.observer((meters != null) ? meters::record : (result) -> {
-				});
+				.observer(jobsObserver(beans));
 			String cluster = settings.getCluster();
 			if (cluster != null && !cluster.isBlank()) {
 				PollingManager pollingManager = manager.getIfAvailable();
@@ -164,6 +166,19 @@ public final class PollingJdbcAutoConfiguration {
 			}
 			refuseClustersSharingTheJobRows(manager.getIfAvailable(), coordinators.getIfUnique(), cluster);
 			return new JobDispatcherLifecycle(builder.build());
+		}
+
+		/**
+		 * The jobs meters' observer when Micrometer is on the class path and the meters are a bean; none
+		 * otherwise. {@link JobsMetrics} is a {@code MeterBinder}: its class is only touched when
+		 * Micrometer is there (a parameter of its type failed the start of an application without it).
+		 */
+		private static Consumer<DispatchResult> jobsObserver(ListableBeanFactory beans) {
+			if (!ClassUtils.isPresent("io.micrometer.core.instrument.binder.MeterBinder", PollingJdbcAutoConfiguration.class.getClassLoader())) {
+				return (result) -> {
+				};
+			}
+			return MeteredJobs.observer(beans);
 		}
 
 		/**
@@ -412,6 +427,17 @@ public final class PollingJdbcAutoConfiguration {
 	static Optional<String> instanceId(Environment environment) {
 		String instanceId = environment.getProperty("polling.instance-id");
 		return (instanceId == null || instanceId.isBlank()) ? Optional.empty() : Optional.of(instanceId.strip());
+	}
+
+	/** Loaded only when Micrometer is on the class path. */
+	private static final class MeteredJobs {
+
+		static Consumer<DispatchResult> observer(ListableBeanFactory beans) {
+			JobsMetrics meters = beans.getBeanProvider(JobsMetrics.class).getIfAvailable();
+			return (meters != null) ? meters::record : (result) -> {
+			};
+		}
+
 	}
 
 }
