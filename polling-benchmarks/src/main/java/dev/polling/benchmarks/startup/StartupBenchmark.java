@@ -33,6 +33,7 @@ public final class StartupBenchmark {
 		Map<String, List<Long>> run = new TreeMap<>();
 		Map<String, List<Long>> uptime = new TreeMap<>();
 		Map<String, List<Long>> beans = new TreeMap<>();
+		Map<String, List<Long>> classes = new TreeMap<>();
 		for (int round = 0; round < rounds; round++) {
 			List<String> order = (round % 2 == 0) ? List.of("with", "without") : List.of("without", "with");
 			for (String mode : order) {
@@ -40,6 +41,7 @@ public final class StartupBenchmark {
 				System.out.println("round " + (round + 1) + ": " + line);
 				run.computeIfAbsent(mode, (m) -> new ArrayList<>()).add(value(line, "runMs"));
 				uptime.computeIfAbsent(mode, (m) -> new ArrayList<>()).add(value(line, "uptimeMs"));
+				classes.computeIfAbsent(mode, (m) -> new ArrayList<>()).add(value(line, "classes"));
 				if (mode.equals("with")) {
 					String polling = line.substring(line.indexOf(" polling=") + " polling=".length());
 					for (String entry : polling.split(",")) {
@@ -65,9 +67,10 @@ public final class StartupBenchmark {
 		costliest.stream().limit(12).forEach((e) -> System.out.printf("  %5d  %s%n", e.getValue(), e.getKey()));
 		long added = median(run.get("with")) - median(run.get("without"));
 		System.out.printf("startup: rounds=%d without=%d ms with=%d ms added=%d ms (run medians; uptime medians %d -> %d ms) "
-				+ "starterBeans=%d sumOfBeanMedians=%d ms cores=%d%n", rounds, median(run.get("without")), median(run.get("with")), added,
-				median(uptime.get("without")), median(uptime.get("with")), costliest.size(), beansTotal,
-				Runtime.getRuntime().availableProcessors());
+				+ "classes=%d->%d starterBeans=%d sumOfBeanMedians=%d ms cores=%d load=%.1f%n", rounds, median(run.get("without")),
+				median(run.get("with")), added, median(uptime.get("without")), median(uptime.get("with")), median(classes.get("without")),
+				median(classes.get("with")), costliest.size(), beansTotal, Runtime.getRuntime().availableProcessors(),
+				java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
 	}
 
 	private static String start(String mode) throws IOException, InterruptedException {

@@ -20,8 +20,9 @@ import org.springframework.core.metrics.StartupStep;
  * One start of {@link StartupApplication} in this JVM, for {@link StartupBenchmark}: {@code with}
  * the starter's auto-configurations, or {@code without} them (all of them excluded, so the
  * {@code @PollingCycle} annotations are inert). Prints one line:
- * {@code startup <mode> runMs=<SpringApplication.run> uptimeMs=<JVM uptime when started> beans=<n> polling=<bean=ms,...>},
- * where {@code polling} lists the instantiation time of the starter's beans (Spring's start-up steps).
+ * {@code startup <mode> runMs=<SpringApplication.run> uptimeMs=<JVM uptime when started> beans=<n> classes=<loaded> polling=<bean=ms,...>},
+ * where {@code polling} lists the instantiation (and smart-initialization) time of the starter's beans
+ * (Spring's start-up steps; a bean's time includes the beans it creates on the way).
  *
  * <p>Arguments: {@code with|without jmxPort}.
  */
@@ -43,10 +44,11 @@ public final class StartupProbe {
 		ConfigurableApplicationContext context = application.run();
 		long runMs = (System.nanoTime() - began) / 1_000_000L;
 		long uptimeMs = ManagementFactory.getRuntimeMXBean().getUptime();
+		long classes = ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount();
 		Map<String, Long> polling = new LinkedHashMap<>();
 		startup.getBufferedTimeline().getEvents().forEach((event) -> {
 			StartupStep step = event.getStartupStep();
-			if (!step.getName().equals("spring.beans.instantiate")) {
+			if (!step.getName().equals("spring.beans.instantiate") && !step.getName().equals("spring.beans.smart-initialize")) {
 				return;
 			}
 			for (StartupStep.Tag tag : step.getTags()) {
@@ -58,7 +60,7 @@ public final class StartupProbe {
 		int beans = context.getBeanDefinitionCount();
 		context.close();
 		StringBuilder line = new StringBuilder("startup ").append(with ? "with" : "without").append(" runMs=").append(runMs)
-			.append(" uptimeMs=").append(uptimeMs).append(" beans=").append(beans).append(" polling=");
+			.append(" uptimeMs=").append(uptimeMs).append(" beans=").append(beans).append(" classes=").append(classes).append(" polling=");
 		polling.forEach((bean, ms) -> line.append(bean).append('=').append(ms).append(','));
 		System.out.println(line);
 		System.exit(0);
@@ -69,7 +71,8 @@ public final class StartupProbe {
 			return false;
 		}
 		String type = context.getBeanFactory().getBeanDefinition(beanName).getResolvableType().toString();
-		return type.startsWith("dev.polling.") && !type.startsWith("dev.polling.benchmarks.") || beanName.startsWith("dev.polling.boot");
+		return (type.startsWith("dev.polling.") && !type.startsWith("dev.polling.benchmarks.")) || beanName.startsWith("dev.polling.boot")
+				|| (beanName.toLowerCase(java.util.Locale.ROOT).contains("polling") && !beanName.equals("pollers"));
 	}
 
 	private static Map<String, Object> properties(boolean with, int jmxPort) throws IOException {
