@@ -91,6 +91,15 @@ public final class StoreCycleSimulation {
 
 	private static final long MS = 1_000_000L;
 
+	/** {@code -Dpolling.storesim.trace=true}: each seed's events on standard output (to replay one seed). */
+	private static final boolean TRACE = Boolean.getBoolean("polling.storesim.trace");
+
+	private void trace(String what) {
+		if (TRACE) {
+			System.out.println("  " + millis(this.now) + " " + what);
+		}
+	}
+
 	/** A store under test: a coordinator per process, its own faults. */
 	public interface Store extends AutoCloseable {
 
@@ -149,6 +158,14 @@ public final class StoreCycleSimulation {
 		 */
 		default boolean neverSaw(String instanceId, long token) {
 			return false;
+		}
+
+		/**
+		 * How far apart the store's faults are: the next comes 5 s plus up to this long after the last
+		 * (60 s by default, one every 35 s on average).
+		 */
+		default Duration faultSpread() {
+			return Duration.ofSeconds(60);
 		}
 
 		@Override
@@ -612,6 +629,7 @@ public final class StoreCycleSimulation {
 		}
 		Cycle cycle = new Cycle(node, incarnation, this.now);
 		node.cycle = cycle;
+		trace(node.name() + " cycle starts (" + work / MS + " ms)");
 		this.stats.cycles++;
 		if (work > 0 && this.random.nextInt(10) == 0) {
 			at(this.now + this.random.nextLong(work), node, () -> {
@@ -643,6 +661,7 @@ public final class StoreCycleSimulation {
 				return;
 			}
 			StoreCycleSimulation.this.stats.decisions++;
+			trace(this.node.name() + " " + decision.reason() + " " + decision.peers().stream().map((p) -> p.instanceId() + " " + p.detail()).toList());
 			if (decision.isGranted()) {
 				granted(this.node, decision);
 				if (StoreCycleSimulation.this.random.nextInt(40) == 0) {
@@ -784,6 +803,7 @@ public final class StoreCycleSimulation {
 		long length = this.random.nextBoolean() ? this.random.nextLong(threshold)
 				: FAILOVER.toNanos() + this.random.nextLong(FAILOVER.toNanos());
 		node.frozenUntil = this.now + length;
+		trace(node.name() + " freezes for " + length / MS + " ms");
 		node.freezes.add(new long[] { this.now, node.frozenUntil });
 		if (length > threshold) {
 			long end = node.frozenUntil;
@@ -799,6 +819,7 @@ public final class StoreCycleSimulation {
 			this.stats.crashes++;
 		}
 		node.dead = true;
+		trace(node.name() + " crashes");
 		if (node.cycle != null) {
 			endCycle(node, node.cycle, this.now);
 		}
@@ -822,6 +843,7 @@ public final class StoreCycleSimulation {
 		}
 		this.stats.operatorActions++;
 		int kind = this.random.nextInt(10);
+		trace(node.name() + " operator " + new String[] { "release", "release", "release", "pause", "pause", "resume", "resume", "resume", "handover", "shutdown" }[kind] + " " + where);
 		if (kind < 3) {
 			manager.release(CLUSTER);
 		}
@@ -841,8 +863,10 @@ public final class StoreCycleSimulation {
 	}
 
 	private void scheduleStoreFault() {
-		at(this.now + 5 * SECOND + this.random.nextLong(60 * SECOND), null, () -> {
-			if (this.store.fault(this.random) != null) {
+		at(this.now + 5 * SECOND + this.random.nextLong(this.store.faultSpread().toNanos()), null, () -> {
+			String fault = this.store.fault(this.random);
+			trace("store: " + fault);
+			if (fault != null) {
 				this.stats.storeFaults++;
 				this.storeFaults.add(this.now);
 			}
@@ -897,6 +921,7 @@ public final class StoreCycleSimulation {
 
 	private void endCycle(Node node, Cycle cycle, long end) {
 		cycle.end = end;
+		trace(node.name() + " cycle ends");
 		node.cycle = null;
 		for (Cycle other : this.ended) {
 			if (other.node == node && other.incarnation == cycle.incarnation) {
