@@ -288,13 +288,16 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 				hold.pending = false;
 			}
 		}
-		if (!own && heldByThis && record.holder() != null && record.renewTime() == null) {
-			// this holder's Lease, deleted and re-created as another instance's reservation: nobody acts on it (a
-			// reservation is taken only after it has stood for a lease duration, longer than this holder's renew
-			// deadline), so the holder takes it back at once with the next epoch. Not a record with fewer
-			// transitions than seen that another instance wrote as holder: restored from a backup, or written
-			// by a process that took a reservation without knowing this holder's token (a holder with a longer
-			// lease duration than that process's); it waits like any holder's, and this instance steps down
+		if (!own && heldByThis && ((record.holder() != null && record.renewTime() == null)
+				|| (record.transitions() < fence.highest() && received - hold.renewedAt < durationNanos(record)))) {
+			// this holder's Lease, deleted and re-created as another instance's reservation, or restored from a
+			// backup: nobody acts on either, so the holder takes it back at once with the next epoch. Any record
+			// this holder finds was written after its last successful write; a takeover by another instance
+			// (also of a reservation, by a process that knew no token) comes at least the lease duration it
+			// writes after that. So a record with fewer transitions than seen that is younger than its own
+			// leaseDurationSeconds (counted from this holder's last write) is a restored copy; an older one may
+			// be a takeover while this holder, with a longer lease duration, was still inside its renew
+			// deadline: it waits like any holder's record, and this instance steps down
 			long send = this.nanoTime.getAsLong();
 			Instant now = wallNow();
 			long epoch = Math.max(record.transitions(), fence.highest()) + 1;
@@ -448,8 +451,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	private Claim granted(Hold hold, String name, Write write, boolean renewing, long age, long send, String instanceId) {
 		long received = this.nanoTime.getAsLong();
 		if (write.isConflict()) {
-			// another instance wrote first: it holds the lease now, or released it; the next decision reads which
-			hold.holding = false;
+			// another instance wrote first: it holds the lease now, or released it; the next decision reads which.
+			// A renewal's conflict leaves this holder's grant as it was (still its own inside the renew deadline
+			// for the next read): nobody can have taken the Lease over inside it, so what replaced the Lease was
+			// a delete, a reservation or a restored copy, which that read takes back
+			if (!renewing) {
+				hold.holding = false;
+			}
 			return new Claim(false, false, null, -1, -1, null);
 		}
 		Observed written = Objects.requireNonNull(write.written());

@@ -894,4 +894,54 @@ class LeaseCoordinatorTest {
 		assertThat(logged).filteredOn((line) -> line.startsWith("warn")).anyMatch((line) -> line.contains("went back"));
 	}
 
+	@Test
+	void aRestoreBetweenTheHoldersReadAndItsRenewalIsTakenBackAtItsNextDecision() {
+		// the hold-level simulation's seed 267 (long run) on 4e5092b: the holder's renewal conflicted with the
+		// restore, it stopped holding, and an instance that had not seen its longer lease took the restored copy
+		ManualClock clock = new ManualClock();
+		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		boolean[] restoreBeforeNextUpdate = { false };
+		LeaseCoordinator[] self = new LeaseCoordinator[1];
+		LeaseStore restoring = new LeaseStore() {
+
+			@Override
+			public Observed get(String name) throws StoreFault {
+				return real.get(name);
+			}
+
+			@Override
+			public Write create(String name, LeaseRecord record) throws StoreFault {
+				return real.create(name, record);
+			}
+
+			@Override
+			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+				if (restoreBeforeNextUpdate[0]) {
+					restoreBeforeNextUpdate[0] = false;
+					restore(self[0], "restored-pod", 0, true);
+				}
+				return real.update(name, resourceVersion, record);
+			}
+
+			@Override
+			public String describe() {
+				return real.describe();
+			}
+
+		};
+		LeaseCoordinator a = new LeaseCoordinator(restoring, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+		self[0] = a;
+		Claim held = firstGrant(a, "a", clock);
+		clock.advance(TICK);
+		restoreBeforeNextUpdate[0] = true;
+		Claim conflicted = a.acquire(CLUSTER, "a");
+		assertThat(conflicted.granted()).as("the renewal, answered 409").isFalse();
+		clock.advance(TICK);
+		Claim back = a.acquire(CLUSTER, "a");
+		assertThat(back.granted()).as("the holder, inside its renew deadline, finding a restored copy").isTrue();
+		assertThat(back.epoch()).isGreaterThan(held.epoch());
+		assertThat(lease(a).getSpec().getHolderIdentity()).isEqualTo("a");
+	}
+
 }
