@@ -42,6 +42,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
  * than the lease duration, a holder has stopped acting on its grant before anybody else can take
  * the lease over, as long as the instances' clocks run at nearly the same rate (a few percent).
  *
+ * <p>A process is fresh until it has looked at the Lease for one lease duration (counted from its first
+ * successful read): while fresh it takes no Lease, a free one included, before it has seen it unchanged
+ * for that long, and a missing Lease is created as its reservation (no renewTime), taken only once it
+ * has stood that long. A Lease deleted under a running holder, or put back from an older copy, may
+ * hide a holder that still acts on its grant; a holder inside its renew deadline takes such a
+ * reservation back at its next decision. The cost: the first start of an application (every instance
+ * fresh, or no Lease yet) waits one lease duration before the first cycle.
+ *
  * <p>Faults of the API server are answered with {@link Claim#unavailable(String)}, never thrown.
  * Built with {@link #builder(KubernetesClient)}.
  */
@@ -254,6 +262,9 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		long received = this.nanoTime.getAsLong();
 		boolean heldByThis = heldByThis(hold, instanceId, received);
 		observe(hold, name, lease, (this.expiry == Expiry.CHANGE_FROM_READ_SENT) ? sent : received);
+		// fresh: this process has looked at the Lease for less than a lease duration, so a holder it has not seen
+		// (of a Lease deleted, or replaced by an older copy, just before) may still act on its grant
+		boolean fresh = received - fence.firstLook(received) < Math.max(this.leaseNanos, fence.longestNanos());
 		if (lease == null) {
 			return absent(hold, fence, name, instanceId, heldByThis);
 		}
@@ -277,10 +288,16 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 				hold.pending = false;
 			}
 		}
-		if (!own && heldByThis && ((record.holder() != null && record.renewTime() == null) || record.transitions() < fence.highest())) {
+		if (!own && heldByThis && ((record.holder() != null && record.renewTime() == null)
+				|| (record.transitions() < fence.highest() && received - hold.renewedAt < durationNanos(record)))) {
 			// this holder's Lease, deleted and re-created as another instance's reservation, or restored from a
-			// backup: nobody acts on either (a takeover would have written a higher epoch, and could not
-			// happen inside this holder's renew deadline), so the holder takes it back at once with the next epoch
+			// backup: nobody acts on either, so the holder takes it back at once with the next epoch. Any record
+			// this holder finds was written after its last successful write; a takeover by another instance
+			// (also of a reservation, by a process that knew no token) comes at least the lease duration it
+			// writes after that. So a record with fewer transitions than seen that is younger than its own
+			// leaseDurationSeconds (counted from this holder's last write) is a restored copy; an older one may
+			// be a takeover while this holder, with a longer lease duration, was still inside its renew
+			// deadline: it waits like any holder's record, and this instance steps down
 			long send = this.nanoTime.getAsLong();
 			Instant now = wallNow();
 			long epoch = Math.max(record.transitions(), fence.highest()) + 1;
@@ -305,7 +322,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		// late, or it stepped down and could not clear it) is taken like a free one: a new grant, a new epoch
 		// a record with fewer transitions than seen (restored from a backup, also one its holder had released)
 		// is not a release by the current holder: it waits like a holder's
-		if (!own && (record.holder() != null || record.transitions() < fence.highest()) && !expired(hold, record, received)) {
+		if (!own && (record.holder() != null || record.transitions() < fence.highest() || fresh) && !expired(hold, record, received, fresh)) {
 			return new Claim(false, false, record.holder(), record.transitions(), age, null);
 		}
 		long send = this.nanoTime.getAsLong();
@@ -325,11 +342,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	 * record were not written by a holder taking over from the one before, which may act on its grant
 	 * for as long as it wrote: a reservation (written after a delete, without renewTime) and a record
 	 * with fewer transitions than this coordinator has seen (deleted and re-created, or restored from a
-	 * backup). For those the longest lease duration seen for the cluster counts, and this instance's own.
+	 * backup). For those the longest lease duration seen for the cluster counts, and this instance's own;
+	 * also for any record, a released one included, while this process is fresh (has looked at the Lease
+	 * for less than that long): it cannot tell a release from an older copy put back.
 	 */
-	private boolean expired(Hold hold, LeaseRecord record, long received) {
+	private boolean expired(Hold hold, LeaseRecord record, long received, boolean fresh) {
 		long duration = durationNanos(record);
-		if (record.renewTime() == null || record.transitions() < hold.fence.highest()) {
+		if (fresh || record.renewTime() == null || record.transitions() < hold.fence.highest()) {
 			duration = Math.max(duration, Math.max(this.leaseNanos, hold.fence.longestNanos()));
 		}
 		if (this.expiry == Expiry.WALL_CLOCK_RENEW_TIME) {
@@ -345,19 +364,21 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	}
 
 	/**
-	 * The lease is gone. Created and held at once when this instance has never seen it (the first
-	 * start), or when the last version it saw is its own grant, still inside the renew deadline (deleted
-	 * under the holder: nobody else can have been granted it since). Otherwise a holder this instance
-	 * did not see may still act on a grant written just before the delete: the lease is re-created as
-	 * this instance's reservation, written with the longest lease duration this coordinator knows of
-	 * for the cluster, and taken (with the next epoch) only once it has been there that long. Waiting
-	 * for the absence itself to last would not do: absent twice is not "absent in between", a Lease
-	 * created and deleted again between two reads leaves no trace, while a reservation has a
-	 * resourceVersion that every other instance waits on.
+	 * The lease is gone. Created and held at once only when the last version this process saw is its
+	 * own grant, still inside the renew deadline (deleted under the holder: nobody else can have been
+	 * granted the lease since). Otherwise a holder this process did not see may still act on a grant
+	 * written just before the delete, also when this process has never seen the Lease at all (its first
+	 * start, or a start after the Lease was deleted under a running holder): the lease is re-created as
+	 * this instance's reservation, written with the longest lease duration this coordinator knows of for
+	 * the cluster (its own at least), and taken (with the next epoch) only once it has been there that
+	 * long. Waiting for the absence itself to last would not do: absent twice is not "absent in
+	 * between", a Lease created and deleted again between two reads leaves no trace, while a
+	 * reservation has a resourceVersion that every other instance waits on, and that a holder inside its
+	 * renew deadline takes back at once.
 	 */
 	private Claim absent(Hold hold, Fence fence, String name, String instanceId, boolean heldByThis) throws StoreFault {
 		LeaseRecord last = hold.lastPresent;
-		boolean reserve = last != null && !heldByThis;
+		boolean reserve = !heldByThis;
 		long wait = Math.max(this.leaseNanos, fence.longestNanos());
 		long highest = fence.highest();
 		long epoch = (highest >= 0) ? highest + 1 : 0;
@@ -382,23 +403,24 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			observe(hold, name, Objects.requireNonNull(write.written()), answered);
 			hold.pendingKnown = true;
 			hold.pendingSince = answered;
-			this.logger.warn("Lease {} was deleted (last seen with holder {} and leaseTransitions {}); re-created it naming this "
-					+ "instance with leaseTransitions {}, above the highest this instance has seen, and takes it once it has stood for "
-					+ "{} ms (a holder this instance did not see may act until then). A holder change after this instance's last read "
-					+ "of the Lease is not known here: its token may be as high (see docs/kubernetes.md, Fencing token)", name,
-					(last.holder() != null) ? last.holder() : "none", last.transitions(), epoch, wait / 1_000_000L);
+			if (highest < 0) {
+				this.logger.warn("Lease {} did not exist and this instance has not seen it before; created it naming this instance with "
+						+ "leaseTransitions 0 and takes it once it has stood for {} ms (a holder of a Lease deleted just before may act "
+						+ "until then). This instance knows no earlier fencing token of the cluster: if a Lease of it existed before "
+						+ "(deleted, or not restored with the namespace), tokens start again at 0, below ones handed out before (see "
+						+ "docs/kubernetes.md, Fencing token)", name, wait / 1_000_000L);
+			}
+			else {
+				this.logger.warn("Lease {} was deleted (last seen with holder {} and leaseTransitions {}); re-created it naming this "
+						+ "instance with leaseTransitions {}, above the highest this instance has seen, and takes it once it has stood for "
+						+ "{} ms (a holder this instance did not see may act until then). A holder change after this instance's last read "
+						+ "of the Lease is not known here: its token may be as high (see docs/kubernetes.md, Fencing token)", name,
+						(last != null && last.holder() != null) ? last.holder() : "none", (last != null) ? last.transitions() : -1, epoch,
+						wait / 1_000_000L);
+			}
 			return new Claim(false, false, null, -1, 0, null);
 		}
-		if (highest < 0) {
-			if (fence.firstCreation()) {
-				this.logger.warn("Lease {} did not exist; created it with leaseTransitions 0. This instance knows no earlier fencing "
-						+ "token of the cluster: if a Lease of it existed before (deleted, or not restored with the namespace), "
-						+ "tokens start again at 0, below ones handed out before (see docs/kubernetes.md, Fencing token)", name);
-			}
-		}
-		else {
-			this.logger.info("Lease {} was deleted while this instance held it; re-created it with leaseTransitions {}", name, epoch);
-		}
+		this.logger.info("Lease {} was deleted while this instance held it; re-created it with leaseTransitions {}", name, epoch);
 		return granted(hold, name, write, false, -1, send, instanceId);
 	}
 
@@ -429,8 +451,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 	private Claim granted(Hold hold, String name, Write write, boolean renewing, long age, long send, String instanceId) {
 		long received = this.nanoTime.getAsLong();
 		if (write.isConflict()) {
-			// another instance wrote first: it holds the lease now, or released it; the next decision reads which
-			hold.holding = false;
+			// another instance wrote first: it holds the lease now, or released it; the next decision reads which.
+			// A renewal's conflict leaves this holder's grant as it was (still its own inside the renew deadline
+			// for the next read): nobody can have taken the Lease over inside it, so what replaced the Lease was
+			// a delete, a reservation or a restored copy, which that read takes back
+			if (!renewing) {
+				hold.holding = false;
+			}
 			return new Claim(false, false, null, -1, -1, null);
 		}
 		Observed written = Objects.requireNonNull(write.written());
@@ -493,7 +520,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			String name = leaseName(cluster.id());
 			try {
 				// the lease as last written; read anew if a write since may have been applied unanswered
-				Observed lease = (hold.held != null && isOwn(hold.held.record(), instanceId, hold)) ? hold.held : this.store.get(name);
+				Observed lease = (hold.held != null && isOwn(hold.held.record(), instanceId, hold)) ? hold.held : read(hold, name);
 				for (int attempt = 0; attempt < 2 && lease != null && isOwn(lease.record(), instanceId, hold); attempt++) {
 					Write write = this.store.update(name, lease.resourceVersion(), cleared(lease.record()));
 					if (!write.isConflict()) {
@@ -501,7 +528,7 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 						observe(hold, name, Objects.requireNonNull(write.written()), this.nanoTime.getAsLong());
 						break;
 					}
-					lease = this.store.get(name);
+					lease = read(hold, name);
 				}
 				answered(cluster.id(), key);
 			}
@@ -512,9 +539,25 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 		}
 	}
 
-	/** Whether a lease names this instance as written by this process (not by another process with the same id). */
+	/**
+	 * Reads the lease for a release and notes what it shows like any other read: a token seen only here
+	 * (another instance's grant, found when this process releases a lease it no longer holds) must still
+	 * keep this process's later grants above it.
+	 */
+	private @Nullable Observed read(Hold hold, String name) throws StoreFault {
+		Observed lease = this.store.get(name);
+		observe(hold, name, lease, this.nanoTime.getAsLong());
+		return lease;
+	}
+
+	/**
+	 * Whether a lease names this instance as written by this process (not by another process with the
+	 * same id), and is not an older copy of such a write put back (restored from a backup) after a
+	 * higher token was seen: then another instance was granted the Lease since, and may hold it still.
+	 */
 	private static boolean isOwn(LeaseRecord record, String instanceId, Hold hold) {
-		return instanceId.equals(record.holder()) && hold.ownEpoch >= 0 && hold.ownEpoch == record.transitions();
+		return instanceId.equals(record.holder()) && hold.ownEpoch >= 0 && hold.ownEpoch == record.transitions()
+				&& record.transitions() >= hold.fence.highest();
 	}
 
 	@Override
@@ -650,7 +693,9 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 
 		private long resetLoggedBelow = -1;
 
-		private boolean created;
+		private long firstLook;
+
+		private boolean looked;
 
 		private final java.util.Set<Integer> durationsLogged = new java.util.HashSet<>();
 
@@ -679,10 +724,13 @@ public final class LeaseCoordinator implements ClusterCoordinator {
 			return true;
 		}
 
-		synchronized boolean firstCreation() {
-			boolean first = !this.created;
-			this.created = true;
-			return first;
+		/** When this coordinator first read the cluster's Lease (or found none): the given time at the first call. */
+		synchronized long firstLook(long now) {
+			if (!this.looked) {
+				this.looked = true;
+				this.firstLook = now;
+			}
+			return this.firstLook;
 		}
 
 		/** Whether a lease duration other than this instance's is seen for the first time (logged once per value, 16 at most). */

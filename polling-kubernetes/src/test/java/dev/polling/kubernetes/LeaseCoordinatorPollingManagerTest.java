@@ -18,7 +18,11 @@ import dev.polling.core.PollingSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 
-/** The coordinator under the core's decisions, on the mock API server and the real clocks. */
+/**
+ * The coordinator under the core's decisions, on the mock API server; the core on the real clocks, each
+ * coordinator on a clock of its own that the test moves (a fresh instance takes a missing Lease only
+ * after the lease duration).
+ */
 class LeaseCoordinatorPollingManagerTest {
 
 	private KubernetesMockServer server;
@@ -39,10 +43,12 @@ class LeaseCoordinatorPollingManagerTest {
 		this.server.destroy();
 	}
 
-	private PollingManager instance(String id) {
+	private static final Duration LEASE = Duration.ofSeconds(15);
+
+	private PollingManager instance(String id, MockServerSupport.ManualClock clock) {
 		KubernetesClient client = MockServerSupport.client(this.server.getPort(), MockServerSupport.NAMESPACE);
 		this.clients.add(client);
-		LeaseCoordinator coordinator = LeaseCoordinator.builder(client).leaseDuration(Duration.ofSeconds(15)).build();
+		LeaseCoordinator coordinator = LeaseCoordinator.builder(client).leaseDuration(LEASE).nanoTime(clock).wallClock(clock.wall()).build();
 		// a peer timeout of 10 s: a coordinator call may take up to 20 s before the decision gives up on it
 		// (COORDINATION_UNAVAILABLE). With the default 2 s (4 s), a fresh client's first request to the mock
 		// server on a loaded CI machine took longer; the test is about the lease, not about its speed
@@ -57,8 +63,15 @@ class LeaseCoordinatorPollingManagerTest {
 
 	@Test
 	void oneInstanceHoldsWithAFencingTokenAndAnotherTakesOverAtOnceAfterItCloses() {
-		PollingManager a = instance("a");
-		PollingManager b = instance("b");
+		MockServerSupport.ManualClock clockA = new MockServerSupport.ManualClock();
+		MockServerSupport.ManualClock clockB = new MockServerSupport.ManualClock();
+		PollingManager a = instance("a", clockA);
+		PollingManager b = instance("b", clockB);
+		// a, fresh, finds no Lease: it reserves it, b sees the reservation; a takes it after the lease duration
+		assertThat(a.decide("orders").isGranted()).isFalse();
+		assertThat(b.decide("orders").isGranted()).isFalse();
+		clockA.advance(LEASE);
+		clockB.advance(LEASE);
 		assertThat(a.decide("orders").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 		long epoch = a.fencingToken("orders").orElseThrow();
 		assertThat(a.decide("orders").reason()).isEqualTo(Reason.RENEWED);
@@ -75,8 +88,11 @@ class LeaseCoordinatorPollingManagerTest {
 
 	@Test
 	void aSecondProcessWithTheSameInstanceIdIsReportedAsSuch() {
-		PollingManager first = instance("same");
-		PollingManager second = instance("same");
+		MockServerSupport.ManualClock clock = new MockServerSupport.ManualClock();
+		PollingManager first = instance("same", clock);
+		PollingManager second = instance("same", new MockServerSupport.ManualClock());
+		assertThat(first.decide("orders").isGranted()).isFalse();
+		clock.advance(LEASE);
 		assertThat(first.decide("orders").isGranted()).isTrue();
 		assertThat(second.decide("orders").reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
 	}

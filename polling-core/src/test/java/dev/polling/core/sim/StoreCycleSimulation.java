@@ -35,7 +35,10 @@ import dev.polling.core.TimeSource;
  * and the wait between ticks. A store request is atomic on the virtual clock (it runs on the
  * coordinator's request thread while the deciding thread waits for it; nothing else happens
  * meanwhile); latency within the coordinator's margins is the subject of the store modules'
- * hold-level simulations.
+ * hold-level simulations. A seed gives the same run every time, whatever the machine's load: the
+ * scheduler decides only on the virtual clock and on flags its threads set before handing the turn
+ * back (never on whether a thread has terminated yet), and it stops the run as a violation if a
+ * request was still under way when it went on (the core's real-time wait for it ran out).
  *
  * <h2>Faults</h2>
  * Requests to the store fail before they are applied (3 %) or lose their answer after (3 %);
@@ -87,6 +90,15 @@ public final class StoreCycleSimulation {
 	private static final long SECOND = 1_000_000_000L;
 
 	private static final long MS = 1_000_000L;
+
+	/** {@code -Dpolling.storesim.trace=true}: each seed's events on standard output (to replay one seed). */
+	private static final boolean TRACE = Boolean.getBoolean("polling.storesim.trace");
+
+	private void trace(String what) {
+		if (TRACE) {
+			System.out.println("  " + millis(this.now) + " " + what);
+		}
+	}
 
 	/** A store under test: a coordinator per process, its own faults. */
 	public interface Store extends AutoCloseable {
@@ -146,6 +158,14 @@ public final class StoreCycleSimulation {
 		 */
 		default boolean neverSaw(String instanceId, long token) {
 			return false;
+		}
+
+		/**
+		 * How far apart the store's faults are: the next comes 5 s plus up to this long after the last
+		 * (60 s by default, one every 35 s on average).
+		 */
+		default Duration faultSpread() {
+			return Duration.ofSeconds(60);
 		}
 
 		@Override
@@ -289,6 +309,13 @@ public final class StoreCycleSimulation {
 
 	private @Nullable String violation;
 
+	/**
+	 * Requests to a coordinator under way. The core runs each on a thread of its own and waits for it at
+	 * most twice the peer timeout of real time (a release: one); a JVM starved that long would go on
+	 * beside it and the run would no longer follow the seed, so the scheduler refuses to go on then.
+	 */
+	private final java.util.concurrent.atomic.AtomicInteger requestsUnderWay = new java.util.concurrent.atomic.AtomicInteger();
+
 	private StoreCycleSimulation(long seed, StoreFactory factory) {
 		this.seed = seed;
 		this.random = new SplittableRandom(seed);
@@ -372,6 +399,11 @@ public final class StoreCycleSimulation {
 		scheduleChaos();
 		scheduleStoreFault();
 		while (this.violation == null && this.stats.decisions < decisions && !this.queue.isEmpty()) {
+			if (this.requestsUnderWay.get() != 0) {
+				fail("a request to the coordinator was still under way when the scheduler went on: the core's real-time wait for "
+						+ "it ran out (a starved JVM), so this run does not follow its seed; run it again on a less loaded machine");
+				break;
+			}
 			Event event = this.queue.poll();
 			this.now = Math.max(this.now, event.time);
 			if (event.node != null && event.node.frozenUntil > this.now) {
@@ -387,7 +419,7 @@ public final class StoreCycleSimulation {
 				crash(node, false);
 			}
 		}
-		while (!this.queue.isEmpty() && this.nodes.stream().anyMatch((n) -> n.actor != null && n.actor.isAlive())) {
+		while (!this.queue.isEmpty() && this.nodes.stream().anyMatch((n) -> n.actorRunning)) {
 			Event event = this.queue.poll();
 			this.now = Math.max(this.now, event.time);
 			if (event.wake) {
@@ -474,6 +506,13 @@ public final class StoreCycleSimulation {
 
 		@Nullable Thread actor;
 
+		/**
+		 * Whether the current {@link #actor} has not finished its body yet: set by that thread before it hands
+		 * the turn back, so the scheduler reads it in virtual-time order. Never {@link Thread#isAlive()}: a
+		 * thread that has handed the turn back may or may not have terminated yet (real time, not the seed).
+		 */
+		volatile boolean actorRunning;
+
 		boolean dead = true;
 
 		boolean exiting;
@@ -539,11 +578,15 @@ public final class StoreCycleSimulation {
 				body(node, incarnation, manager);
 			}
 			finally {
+				if (node.actor == Thread.currentThread()) {
+					node.actorRunning = false;
+				}
 				this.schedulerTurn.release();
 			}
 		}, "storesim-" + node.name());
 		actor.setDaemon(true);
 		node.actor = actor;
+		node.actorRunning = true;
 		actor.start();
 		this.queue.add(new Event(this.now + delay, this.sequence++, node, true, () -> handTo(go)));
 	}
@@ -586,6 +629,7 @@ public final class StoreCycleSimulation {
 		}
 		Cycle cycle = new Cycle(node, incarnation, this.now);
 		node.cycle = cycle;
+		trace(node.name() + " cycle starts (" + work / MS + " ms)");
 		this.stats.cycles++;
 		if (work > 0 && this.random.nextInt(10) == 0) {
 			at(this.now + this.random.nextLong(work), node, () -> {
@@ -617,6 +661,7 @@ public final class StoreCycleSimulation {
 				return;
 			}
 			StoreCycleSimulation.this.stats.decisions++;
+			trace(this.node.name() + " " + decision.reason() + " " + decision.peers().stream().map((p) -> p.instanceId() + " " + p.detail()).toList());
 			if (decision.isGranted()) {
 				granted(this.node, decision);
 				if (StoreCycleSimulation.this.random.nextInt(40) == 0) {
@@ -686,25 +731,37 @@ public final class StoreCycleSimulation {
 			if (!alive(this.node, this.incarnation)) {
 				return Claim.unavailable("the process is gone");
 			}
-			int fault = StoreCycleSimulation.this.random.nextInt(100);
-			if (fault < 3) {
-				StoreCycleSimulation.this.stats.failedRequests++;
-				return Claim.unavailable("simulated: the request failed");
+			StoreCycleSimulation.this.requestsUnderWay.incrementAndGet();
+			try {
+				int fault = StoreCycleSimulation.this.random.nextInt(100);
+				if (fault < 3) {
+					StoreCycleSimulation.this.stats.failedRequests++;
+					return Claim.unavailable("simulated: the request failed");
+				}
+				Claim claim = this.coordinator.acquire(cluster, instanceId);
+				if (fault < 6) {
+					StoreCycleSimulation.this.stats.lostAnswers++;
+					return Claim.unavailable("simulated: the answer was lost");
+				}
+				return claim;
 			}
-			Claim claim = this.coordinator.acquire(cluster, instanceId);
-			if (fault < 6) {
-				StoreCycleSimulation.this.stats.lostAnswers++;
-				return Claim.unavailable("simulated: the answer was lost");
+			finally {
+				StoreCycleSimulation.this.requestsUnderWay.decrementAndGet();
 			}
-			return claim;
 		}
 
 		@Override
 		public void release(ClusterDefinition cluster, String instanceId) {
-			if (!alive(this.node, this.incarnation) || StoreCycleSimulation.this.random.nextInt(100) < 3) {
-				return;
+			StoreCycleSimulation.this.requestsUnderWay.incrementAndGet();
+			try {
+				if (!alive(this.node, this.incarnation) || StoreCycleSimulation.this.random.nextInt(100) < 3) {
+					return;
+				}
+				this.coordinator.release(cluster, instanceId);
 			}
-			this.coordinator.release(cluster, instanceId);
+			finally {
+				StoreCycleSimulation.this.requestsUnderWay.decrementAndGet();
+			}
 		}
 
 		@Override
@@ -746,6 +803,7 @@ public final class StoreCycleSimulation {
 		long length = this.random.nextBoolean() ? this.random.nextLong(threshold)
 				: FAILOVER.toNanos() + this.random.nextLong(FAILOVER.toNanos());
 		node.frozenUntil = this.now + length;
+		trace(node.name() + " freezes for " + length / MS + " ms");
 		node.freezes.add(new long[] { this.now, node.frozenUntil });
 		if (length > threshold) {
 			long end = node.frozenUntil;
@@ -761,12 +819,13 @@ public final class StoreCycleSimulation {
 			this.stats.crashes++;
 		}
 		node.dead = true;
+		trace(node.name() + " crashes");
 		if (node.cycle != null) {
 			endCycle(node, node.cycle, this.now);
 		}
 		if (restart) {
 			at(this.now + this.random.nextLong(2 * FAILOVER.toNanos()), null, () -> {
-				if (node.actor == null || !node.actor.isAlive()) {
+				if (!node.actorRunning) {
 					start(node, 0);
 				}
 				else {
@@ -784,6 +843,7 @@ public final class StoreCycleSimulation {
 		}
 		this.stats.operatorActions++;
 		int kind = this.random.nextInt(10);
+		trace(node.name() + " operator " + new String[] { "release", "release", "release", "pause", "pause", "resume", "resume", "resume", "handover", "shutdown" }[kind] + " " + where);
 		if (kind < 3) {
 			manager.release(CLUSTER);
 		}
@@ -803,8 +863,10 @@ public final class StoreCycleSimulation {
 	}
 
 	private void scheduleStoreFault() {
-		at(this.now + 5 * SECOND + this.random.nextLong(60 * SECOND), null, () -> {
-			if (this.store.fault(this.random) != null) {
+		at(this.now + 5 * SECOND + this.random.nextLong(this.store.faultSpread().toNanos()), null, () -> {
+			String fault = this.store.fault(this.random);
+			trace("store: " + fault);
+			if (fault != null) {
 				this.stats.storeFaults++;
 				this.storeFaults.add(this.now);
 			}
@@ -859,6 +921,7 @@ public final class StoreCycleSimulation {
 
 	private void endCycle(Node node, Cycle cycle, long end) {
 		cycle.end = end;
+		trace(node.name() + " cycle ends");
 		node.cycle = null;
 		for (Cycle other : this.ended) {
 			if (other.node == node && other.incarnation == cycle.incarnation) {

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.coordination;
 
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.HashMap;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -32,7 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code polling.coordination=kubernetes} against fabric8's mock API server in CRUD mode: the
  * clusters take Lease objects through the application's client, two instances agree on one holder,
  * each cluster's wait time is its lease duration unless one is configured, and bad settings or a
- * missing module stop the start naming the property.
+ * missing module stop the start naming the property. Tests that need a grant configure a lease
+ * duration of a few seconds: a fresh instance takes a missing Lease only after one lease duration, on
+ * the real clock here.
  */
 class PollingKubernetesAutoConfigurationTests {
 
@@ -69,17 +72,17 @@ class PollingKubernetesAutoConfigurationTests {
 
 	@Test
 	void theClustersTakeLeasesThroughTheApplicationsClientAndTwoInstancesAgreeOnOneHolder() {
-		ApplicationContextRunner instance = this.runner.withBean(KubernetesClient.class, this::newClient);
+		ApplicationContextRunner instance = this.runner.withBean(KubernetesClient.class, this::newClient)
+			.withPropertyValues("polling.kubernetes.lease-duration=3s");
 		instance.withPropertyValues("polling.instance-id=pod-a").run((a) -> {
 			PollingManager first = a.getBean(PollingManager.class);
-			Decision decision = first.decide("MAILBOX_1");
-			assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+			Decision decision = firstGrant(first, "MAILBOX_1");
 			assertThat(decision.peers().get(0).peerId()).isEqualTo("coordinator");
 			assertThat(decision.peers().get(0).address()).contains("Kubernetes Lease").contains("polling-test");
 			assertThat(first.fencingToken("MAILBOX_1")).isPresent();
 			Lease lease = lease("MAILBOX_1");
 			assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("pod-a");
-			assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(10);
+			assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(3);
 			instance.withPropertyValues("polling.instance-id=pod-b").run((b) -> {
 				PollingManager second = b.getBean(PollingManager.class);
 				for (int tick = 0; tick < 20; tick++) {
@@ -88,9 +91,14 @@ class PollingKubernetesAutoConfigurationTests {
 					assertThat(refused.reason()).isEqualTo(Reason.PEER_ACTIVE);
 					assertThat(refused.peers().get(0).instanceId()).isEqualTo("pod-a");
 				}
-				// the second cluster's lease lasts its own wait time
-				assertThat(second.decide("MAILBOX_2").isGranted()).isTrue();
-				assertThat(lease("MAILBOX_2").getSpec().getLeaseDurationSeconds()).isEqualTo(20);
+				firstGrant(second, "MAILBOX_2");
+				// pod-a looks at MAILBOX_2 for longer than its lease duration while pod-b renews: pod-a is not fresh any more
+				long until = System.nanoTime() + Duration.ofMillis(3500).toNanos();
+				while (System.nanoTime() < until) {
+					assertThat(second.decide("MAILBOX_2").reason()).isEqualTo(Reason.RENEWED);
+					assertThat(first.decide("MAILBOX_2").peers().get(0).instanceId()).isEqualTo("pod-b");
+					Thread.sleep(200);
+				}
 			});
 			// pod-b's shutdown released MAILBOX_2: pod-a takes it at once, without waiting for the lease
 			assertThat(first.decide("MAILBOX_2").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
@@ -98,17 +106,31 @@ class PollingKubernetesAutoConfigurationTests {
 	}
 
 	@Test
+	void eachClustersWaitTimeIsItsLeaseDurationUnlessOneIsConfigured() {
+		this.runner.withBean(KubernetesClient.class, this::newClient).run((context) -> {
+			PollingManager manager = context.getBean(PollingManager.class);
+			// a fresh instance reserves a missing Lease, written with its lease duration, and takes it only after it
+			assertThat(manager.decide("MAILBOX_1").isGranted()).isFalse();
+			assertThat(manager.decide("MAILBOX_2").isGranted()).isFalse();
+			assertThat(lease("MAILBOX_1").getSpec().getHolderIdentity()).isEqualTo(manager.settings().instanceId());
+			assertThat(lease("MAILBOX_1").getSpec().getRenewTime()).isNull();
+			assertThat(lease("MAILBOX_1").getSpec().getLeaseDurationSeconds()).isEqualTo(10);
+			assertThat(lease("MAILBOX_2").getSpec().getLeaseDurationSeconds()).isEqualTo(20);
+		});
+	}
+
+	@Test
 	void aConfiguredLeaseDurationAppliesToEveryCluster() {
 		this.runner.withBean(KubernetesClient.class, this::newClient)
-			.withPropertyValues("polling.kubernetes.lease-duration=30s", "polling.kubernetes.lease-name-prefix=orders-")
+			.withPropertyValues("polling.kubernetes.lease-duration=2s", "polling.kubernetes.lease-name-prefix=orders-")
 			.run((context) -> {
 				PollingManager manager = context.getBean(PollingManager.class);
-				assertThat(manager.decide("MAILBOX_1").isGranted()).isTrue();
-				assertThat(manager.decide("MAILBOX_2").isGranted()).isTrue();
+				firstGrant(manager, "MAILBOX_1");
+				firstGrant(manager, "MAILBOX_2");
 				assertThat(this.client.leases().inNamespace("polling-test").list().getItems())
 					.allSatisfy((lease) -> {
 						assertThat(lease.getMetadata().getName()).startsWith("orders-");
-						assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(30);
+						assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(2);
 					});
 			});
 	}
@@ -159,6 +181,22 @@ class PollingKubernetesAutoConfigurationTests {
 				assertThat(context).doesNotHaveBean(KubernetesClient.class);
 				assertThat(context.getBean(PollingManager.class).decide("MAILBOX_1").reason()).isEqualTo(Reason.STANDALONE);
 			});
+	}
+
+	/**
+	 * A fresh instance's first grant of a cluster: it finds no Lease, reserves it, and takes it once the
+	 * reservation has stood for the lease duration (a holder of a Lease deleted just before may act until then).
+	 */
+	private static Decision firstGrant(PollingManager manager, String cluster) throws InterruptedException {
+		Decision decision = manager.decide(cluster);
+		assertThat(decision.isGranted()).as("a fresh instance takes a missing Lease at once").isFalse();
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		while (!decision.isGranted() && System.nanoTime() < deadline) {
+			Thread.sleep(100);
+			decision = manager.decide(cluster);
+		}
+		assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		return decision;
 	}
 
 	private Lease lease(String cluster) {
