@@ -9,21 +9,29 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.Sanitizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.console.jdbc.DeliverySection;
+import dev.polling.console.jdbc.QueueSection;
 import dev.polling.core.PollingManager;
+import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.queue.WorkQueue;
 
 /**
  * The operator console ({@link ConsoleEndpoint}) in a web application with the polling starter, when
  * the {@code console} endpoint is exposed over HTTP, and the {@link ConsoleTimeline} that records what
- * happened to each cluster (it listens to the {@link PollingManager}).
+ * happened to each cluster (it listens to the {@link PollingManager}); with the work queue or the
+ * delivery guard on, their sections.
  */
-@AutoConfiguration(after = PollingAutoConfiguration.class)
+@AutoConfiguration(after = PollingAutoConfiguration.class,
+		afterName = "dev.polling.boot.autoconfigure.jdbc.PollingJdbcAutoConfiguration")
 @ConditionalOnWebApplication
 @ConditionalOnBean(PollingManager.class)
 @ConditionalOnAvailableEndpoint(endpoint = ConsoleEndpoint.class, exposure = EndpointExposure.WEB)
@@ -40,10 +48,37 @@ public final class ConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsoleEndpoint pollingConsoleEndpoint(PollingManager manager, ConsoleTimeline timeline, ConsoleProperties properties,
-			ObjectProvider<SanitizingFunction> sanitizingFunctions) {
-		PollingValueSanitizer sanitizer = new PollingValueSanitizer(new Sanitizer(sanitizingFunctions.orderedStream().toList()),
-				properties.getShowValues(), properties.getRoles());
-		return new ConsoleEndpoint(manager, timeline, properties, sanitizer, Clock.systemUTC());
+			ObjectProvider<SanitizingFunction> sanitizingFunctions, ObjectProvider<ConsoleSection> sections) {
+		return new ConsoleEndpoint(manager, timeline, properties, sanitizer(properties, sanitizingFunctions), Clock.systemUTC(),
+				sections.orderedStream().toList());
+	}
+
+	static PollingValueSanitizer sanitizer(ConsoleProperties properties, ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+		return new PollingValueSanitizer(new Sanitizer(sanitizingFunctions.orderedStream().toList()), properties.getShowValues(),
+				properties.getRoles());
+	}
+
+	/** The work queue and the delivery guard, when polling-jdbc is present and they are on. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(WorkQueue.class)
+	static class DatabaseParts {
+
+		@Bean
+		@ConditionalOnBean(WorkQueue.class)
+		@ConditionalOnMissingBean
+		QueueSection pollingConsoleQueueSection(WorkQueue queue, ConsoleProperties properties,
+				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+			return new QueueSection(queue, sanitizer(properties, sanitizingFunctions));
+		}
+
+		@Bean
+		@ConditionalOnBean(DeliveryGuard.class)
+		@ConditionalOnMissingBean
+		DeliverySection pollingConsoleDeliverySection(DeliveryGuard guard, ConsoleProperties properties,
+				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
+			return new DeliverySection(guard, sanitizer(properties, sanitizingFunctions));
+		}
+
 	}
 
 }

@@ -74,6 +74,8 @@ public class ConsoleEndpoint {
 
 	private final Clock clock;
 
+	private final List<ConsoleSection> sections;
+
 	/**
 	 * Creates the endpoint.
 	 * @param manager the polling manager whose clusters it shows and acts on
@@ -81,14 +83,16 @@ public class ConsoleEndpoint {
 	 * @param properties the console's settings
 	 * @param sanitizer what it shows of error texts and decision details
 	 * @param clock the time
+	 * @param sections the database parts shown besides the clusters (work queue, delivery guard), if any
 	 */
 	public ConsoleEndpoint(PollingManager manager, ConsoleTimeline timeline, ConsoleProperties properties,
-			PollingValueSanitizer sanitizer, Clock clock) {
+			PollingValueSanitizer sanitizer, Clock clock, List<ConsoleSection> sections) {
 		this.manager = manager;
 		this.timeline = timeline;
 		this.properties = properties;
 		this.sanitizer = sanitizer;
 		this.clock = clock;
+		this.sections = List.copyOf(sections);
 	}
 
 	/** {@code GET /actuator/console}: the page. */
@@ -129,9 +133,13 @@ public class ConsoleEndpoint {
 		if (refusal != null) {
 			return new WebEndpointResponse<>(new Refusal(refusal, null, List.of()), 403, JSON);
 		}
+		ConsoleSection section = this.sections.stream().filter((s) -> s.kind().equals(kind)).findFirst().orElse(null);
+		if (section != null) {
+			return act(section, securityContext, id, action);
+		}
 		if (!kind.equals("clusters")) {
-			return new WebEndpointResponse<>(new Refusal("Unknown kind '" + kind + "'; actions exist for 'clusters'", kind,
-					List.of("clusters")), WebEndpointResponse.STATUS_NOT_FOUND, JSON);
+			return new WebEndpointResponse<>(new Refusal("Unknown kind '" + kind + "'; actions exist for " + kinds(), kind,
+					kinds()), WebEndpointResponse.STATUS_NOT_FOUND, JSON);
 		}
 		if (!this.manager.clusterIds().contains(id)) {
 			return new WebEndpointResponse<>(new Refusal("Unknown polling cluster '" + id + "'", id, List.copyOf(this.manager.clusterIds())),
@@ -162,6 +170,23 @@ public class ConsoleEndpoint {
 				WebEndpointResponse.STATUS_OK, JSON);
 	}
 
+	private WebEndpointResponse<Object> act(ConsoleSection section, SecurityContext securityContext, String id, String action) {
+		ConsoleSection.Outcome outcome = section.act(id, action);
+		if (outcome.status() != WebEndpointResponse.STATUS_OK) {
+			return new WebEndpointResponse<>(new Refusal(outcome.message(), action, outcome.valid()), outcome.status(), JSON);
+		}
+		String done = outcome.message() + " by " + who(securityContext) + " through the console";
+		logger.info("Polling console: " + done);
+		return new WebEndpointResponse<>(new Done(done), WebEndpointResponse.STATUS_OK, JSON);
+	}
+
+	private List<String> kinds() {
+		List<String> kinds = new ArrayList<>();
+		kinds.add("clusters");
+		this.sections.forEach((s) -> kinds.add(s.kind()));
+		return kinds;
+	}
+
 	/** Why this request may not act, or null when it may. */
 	private @Nullable String refusal(SecurityContext securityContext) {
 		if (!this.properties.isActionsEnabled()) {
@@ -188,6 +213,9 @@ public class ConsoleEndpoint {
 				.append(status.handingOver()).append(status.cycleOverrunning())
 				.append((decision != null) ? decision.reason() : "-");
 		}
+		for (ConsoleSection section : this.sections) {
+			fingerprint.append(section.fingerprint());
+		}
 		return new Changes(this.timeline.version() + "-" + Integer.toHexString(fingerprint.toString().hashCode()),
 				this.properties.getRefreshInterval().toMillis());
 	}
@@ -203,10 +231,16 @@ public class ConsoleEndpoint {
 			problems.addAll(ConsoleProblems.of(status, now, this.timeline.startedAt(),
 					(view.lastDecision() != null) ? view.lastDecision().detail() : null));
 		}
+		List<ConsoleSection.View> views = new ArrayList<>();
+		for (ConsoleSection section : this.sections) {
+			ConsoleSection.View view = section.view(shown);
+			views.add(view);
+			problems.addAll(section.problems(view));
+		}
 		String refusal = refusal(securityContext);
 		return new State(this.manager.settings().instanceId(), this.manager.isStandalone(), now.toString(),
 				this.timeline.startedAt().toString(), changes().version(), this.properties.getRefreshInterval().toMillis(),
-				new Actions(this.properties.isActionsEnabled(), refusal == null, refusal), clusters, problems);
+				new Actions(this.properties.isActionsEnabled(), refusal == null, refusal), clusters, problems, views);
 	}
 
 	private ClusterView cluster(ClusterStatus status, boolean shown) {
@@ -332,7 +366,8 @@ public class ConsoleEndpoint {
 
 	/** Everything the page shows. */
 	public record State(String instanceId, boolean standalone, String asOf, String startedAt, String version, long refreshMillis,
-			Actions actions, List<ClusterView> clusters, List<ConsoleProblems.Problem> problems) implements OperationResponseBody {
+			Actions actions, List<ClusterView> clusters, List<ConsoleProblems.Problem> problems, List<ConsoleSection.View> sections)
+			implements OperationResponseBody {
 	}
 
 	/** Who holds a cluster as this instance sees it. */
@@ -357,6 +392,10 @@ public class ConsoleEndpoint {
 
 	/** A timeline entry. */
 	public record TimelineView(String at, String kind, String text, @Nullable String detail, int repeats, String lastAt) {
+	}
+
+	/** A done action on a queue message or a delivery. */
+	public record Done(String done) implements OperationResponseBody {
 	}
 
 	/** A refused request: what was wrong, the value given and the valid ones. */

@@ -15,7 +15,7 @@ import dev.polling.core.PeerObservation;
  * The problems of a cluster an operator should act on, each with what to do, computed from the
  * cluster's status on this instance. Pure: the same status and time give the same problems.
  */
-final class ConsoleProblems {
+public final class ConsoleProblems {
 
 	private ConsoleProblems() {
 	}
@@ -98,12 +98,12 @@ final class ConsoleProblems {
 	/**
 	 * A problem.
 	 * @param severity error (polling stops or is unsafe) or warning
-	 * @param cluster the cluster
+	 * @param cluster the cluster, or the queue or destination it concerns
 	 * @param code a stable identifier of the kind of problem
 	 * @param title what is wrong
 	 * @param fix what to do
 	 */
-	record Problem(String severity, String cluster, String code, String title, String fix) {
+	public record Problem(String severity, String cluster, String code, String title, String fix) {
 	}
 
 }

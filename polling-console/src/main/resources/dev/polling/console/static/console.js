@@ -44,6 +44,59 @@ function say(text, isError = false) {
   message.className = isError ? 'error' : '';
 }
 
+const ACTION_LABELS = { retry: 'Retry', discard: 'Discard', delivered: 'Mark delivered', resend: 'Resend' };
+
+async function actOn(button, kind, id, action) {
+  button.disabled = true;
+  try {
+    const response = await fetch(`${base}/${kind}/${encodeURIComponent(id)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...csrfHeaders() },
+      body: JSON.stringify({ action }),
+      credentials: 'same-origin',
+    });
+    let body = {};
+    try { body = await response.json(); } catch (e) { /* no body */ }
+    if (response.ok) say(`Done: ${body.done}.`);
+    else say(`${ACTION_LABELS[action] || action} of ${id} refused (${response.status}): ${body.error || response.statusText}`, true);
+  } catch (e) {
+    say(`${action} of ${id} failed: ${e.message}`, true);
+  } finally {
+    await load();
+  }
+}
+
+function cell(key, value) {
+  if (value == null) return '–';
+  return key.endsWith('At') ? new Date(value).toLocaleString() : String(value);
+}
+
+function table(caption, columns, rows, extra) {
+  return el('div', { class: 'table-wrap' }, el('table', {},
+    el('caption', { class: 'visually-hidden' }, caption),
+    el('thead', {}, el('tr', {}, columns.map((c) => el('th', { scope: 'col' }, c.label)), extra ? el('th', { scope: 'col' }, extra.label) : null)),
+    el('tbody', {}, rows.map((row) => el('tr', { 'data-id': row.id != null ? String(row.id) : null },
+      columns.map((c) => el('td', { 'data-column': c.key }, cell(c.key, row[c.key]))),
+      extra ? el('td', {}, extra.cell(row)) : null)))));
+}
+
+function renderSection(view, state) {
+  const canAct = state.actions.enabled && state.actions.allowed;
+  const stats = view.stats.length === 0 ? el('p', {}, 'Empty: nothing waiting, failed or dead.')
+    : table(`${view.title}: counts by state`, view.columns, view.stats);
+  const lists = view.lists.map((list) => el('div', { class: 'entry-list', 'data-state': list.state },
+    el('h4', {}, `${list.title}: ${list.entries.length === list.limit ? `the oldest ${list.limit}` : list.entries.length}`),
+    list.entries.length === 0 ? el('p', {}, 'None.')
+      : table(list.title, list.columns, list.entries, canAct ? {
+        label: 'Actions',
+        cell: (row) => list.actions.map((a) => el('button', { type: 'button', 'data-action': a, 'data-id': String(row.id),
+          'aria-label': `${ACTION_LABELS[a] || a} ${view.kind === 'messages' ? 'message' : 'delivery'} ${row.id}`,
+          onclick: (e) => actOn(e.currentTarget, view.kind, row.id, a) }, ACTION_LABELS[a] || a)),
+      } : null)));
+  return el('article', { class: 'cluster section', 'data-section': view.kind, 'aria-labelledby': `section-${view.kind}` },
+    el('h3', { id: `section-${view.kind}` }, view.title), stats, lists);
+}
+
 async function act(button, cluster, action) {
   button.disabled = true;
   try {
@@ -147,6 +200,9 @@ function render(state) {
     const details = document.querySelector(`article.cluster[data-cluster="${CSS.escape(id)}"] details`);
     if (details) details.open = true;
   }
+  const sections = document.getElementById('sections');
+  sections.hidden = state.sections.length === 0;
+  document.getElementById('section-list').replaceChildren(...state.sections.map((v) => renderSection(v, state)));
   document.body.dataset.version = state.version;
 }
 
