@@ -214,7 +214,12 @@ public class ConsoleEndpoint {
 				.append((decision != null) ? decision.reason() : "-");
 		}
 		for (ConsoleSection section : this.sections) {
-			fingerprint.append(section.fingerprint());
+			try {
+				fingerprint.append(section.fingerprint());
+			}
+			catch (RuntimeException ex) {
+				fingerprint.append(section.kind()).append(" unavailable");
+			}
 		}
 		return new Changes(this.timeline.version() + "-" + Integer.toHexString(fingerprint.toString().hashCode()),
 				this.properties.getRefreshInterval().toMillis());
@@ -233,9 +238,17 @@ public class ConsoleEndpoint {
 		}
 		List<ConsoleSection.View> views = new ArrayList<>();
 		for (ConsoleSection section : this.sections) {
-			ConsoleSection.View view = section.view(shown);
-			views.add(view);
-			problems.addAll(section.problems(view));
+			try {
+				ConsoleSection.View view = section.view(shown);
+				views.add(view);
+				problems.addAll(section.problems(view));
+			}
+			catch (RuntimeException ex) {
+				// the database is down or the table missing: the clusters are still shown
+				problems.add(new ConsoleProblems.Problem("error", section.kind(), "section-unavailable",
+						"Could not read the " + section.kind() + ": " + this.sanitizer.sanitize("detail", ex.getMessage(), shown),
+						"Check the database connection and the schema (see the application's log and /actuator/health)."));
+			}
 		}
 		String refusal = refusal(securityContext);
 		return new State(this.manager.settings().instanceId(), this.manager.isStandalone(), now.toString(),

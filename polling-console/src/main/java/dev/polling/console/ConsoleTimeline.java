@@ -64,7 +64,7 @@ public final class ConsoleTimeline implements PollingListener {
 
 	@Override
 	public void onDecision(Decision decision) {
-		String holder = holderOf(decision, this.waitTimes.apply(decision.clusterId()));
+		String holder = holderOf(decision, waitTime(decision.clusterId()));
 		String key = decision.outcome() + "/" + decision.reason() + "/" + holder;
 		synchronized (this) {
 			String previous = this.lastDecisionKeys.put(decision.clusterId(), key);
@@ -82,6 +82,15 @@ public final class ConsoleTimeline implements PollingListener {
 					+ decision.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
 					+ (holder.isEmpty() ? "" : " (holder " + holder + ")");
 			add(ring, new Entry(decision.decidedAt(), "decision", text, decision.detail(), 1, decision.decidedAt()));
+		}
+	}
+
+	private Duration waitTime(String clusterId) {
+		try {
+			return this.waitTimes.apply(clusterId);
+		}
+		catch (RuntimeException ex) { // the manager is not there (yet): no peer counts as holding
+			return Duration.ZERO;
 		}
 	}
 
