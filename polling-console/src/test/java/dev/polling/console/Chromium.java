@@ -55,10 +55,17 @@ final class Chromium {
 		return chrome;
 	}
 
-	/** Saves a screenshot of the page as docs/console/{name}.png of the repository, for docs/console.md. */
+	/** Set to true to write the screenshots into docs/console/ of the repository (for docs/console.md). */
+	static final String SCREENSHOTS = "polling.test.console-screenshots";
+
+	/**
+	 * Saves a screenshot of the page as {name}.png: into docs/console/ of the repository with
+	 * {@code -Dpolling.test.console-screenshots=true}, else into target/console-screenshots/ (so
+	 * that a test run does not change the repository's files).
+	 */
 	static void screenshot(WebDriver driver, String name, int width, int height) throws IOException {
 		driver.manage().window().setSize(new Dimension(width, height));
-		Path dir = Path.of("..", "docs", "console");
+		Path dir = Boolean.getBoolean(SCREENSHOTS) ? Path.of("..", "docs", "console") : Path.of("target", "console-screenshots");
 		Files.createDirectories(dir);
 		byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
 		Files.write(dir.resolve(name + ".png"), png);
