@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 jar=polling-sample-app/target/polling-sample-app-0.1.0-SNAPSHOT.jar
-if [ ! -f "$jar" ] || [ -n "$(find pom.xml polling-core polling-jdbc polling-spring-boot-starter polling-sample-app \
+if [ ! -f "$jar" ] || [ -n "$(find pom.xml polling-core polling-jdbc polling-spring-boot-starter polling-console polling-sample-app \
       -path '*/target' -prune -o -type f -newer "$jar" -print -quit)" ]; then
   echo "demo: building the sample app (./mvnw -B -q -DskipTests -pl polling-sample-app -am package)"
   # without the old jar: Maven keeps an up-to-date application jar (and Spring Boot then does not

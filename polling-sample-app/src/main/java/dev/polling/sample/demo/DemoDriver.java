@@ -456,7 +456,8 @@ public final class DemoDriver {
 					throw new IllegalStateException(instance.id + " did not start; see " + instance.process.log());
 				}
 				if (healthy(instance)) {
-					say("%s up (pid %d)", instance.id, instance.process.pid());
+					say("%s up (pid %d), its console: http://127.0.0.1:%d/actuator/console", instance.id, instance.process.pid(),
+							instance.httpPort);
 					iterator.remove();
 				}
 			}

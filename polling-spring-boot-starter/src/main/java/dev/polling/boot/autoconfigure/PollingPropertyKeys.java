@@ -19,7 +19,8 @@ import org.springframework.core.ResolvableType;
 
 /**
  * The keys under {@code polling.*} that the starter binds, read from the properties classes the
- * binder fills ({@link PollingProperties}, {@code PollingJdbcProperties} under {@code polling.jdbc}),
+ * binder fills ({@link PollingProperties}, {@code PollingJdbcProperties} under {@code polling.jdbc}, and
+ * {@code ConsoleProperties} of the polling-console module under {@code polling.console} when it is on the classpath),
  * so that a key nobody reads can be reported with the nearest known one. Map keys (cluster and peer
  * ids) are free; the keys below them are checked.
  */
@@ -32,6 +33,10 @@ final class PollingPropertyKeys {
 	private PollingPropertyKeys() {
 		Node polling = bean(PollingProperties.class);
 		polling.children.put("jdbc", new Child("jdbc", jdbc()));
+		Node console = console();
+		if (console != null) {
+			polling.children.put("console", new Child("console", console));
+		}
 		this.root = polling;
 	}
 
@@ -48,6 +53,18 @@ final class PollingPropertyKeys {
 			return new Node(Kind.ANY, null, null, false);
 		}
 	}
+
+	/** The console's keys, or null without the polling-console module (then nothing reads them: they are reported). */
+	private static @Nullable Node console() {
+		try {
+			return bean(Class.forName(CONSOLE_PROPERTIES, false, PollingPropertyKeys.class.getClassLoader()));
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return null;
+		}
+	}
+
+	private static final String CONSOLE_PROPERTIES = "dev.polling.console.ConsoleProperties";
 
 	private static final String JDBC_PROPERTIES = "dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties";
 

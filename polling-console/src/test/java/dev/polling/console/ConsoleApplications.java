@@ -1,0 +1,145 @@
+package dev.polling.console;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+
+import dev.polling.boot.aop.PollingCycle;
+
+/** The applications the console tests start: real web servers, real JMX connector servers, one cluster ticking each second. */
+final class ConsoleApplications {
+
+	static final String CLUSTER = "MAILABRUF_CLUSTER";
+
+	static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	private ConsoleApplications() {
+	}
+
+	/** Starts an application; peers (host:port of JMX servers) as A, B, ... */
+	static ConfigurableApplicationContext start(Class<?> application, String id, int ownJmxPort, List<Integer> peerPorts,
+			String... properties) {
+		List<String> all = new ArrayList<>(List.of("spring.application.name=console-" + id, "server.port=0",
+				"server.address=127.0.0.1", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=console,polling,health",
+				"polling.instance-id=" + id, "polling.peer-timeout=4s", "polling.unreachable-peer-policy=presume-last-known",
+				"polling.jmx.domain=dev.polling.console.it", "polling.jmx.server.port=" + ownJmxPort,
+				"polling.clusters." + CLUSTER + ".name=Mail intake", "polling.clusters." + CLUSTER + ".wait-time=10s",
+				"polling.console.show-values=always"));
+		char name = 'A';
+		for (int port : peerPorts) {
+			all.add("polling.peers." + name + ".host=127.0.0.1");
+			all.add("polling.peers." + name + ".port=" + port);
+			name++;
+		}
+		all.addAll(List.of(properties));
+		return new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
+	}
+
+	static String url(ConfigurableApplicationContext context, String path) {
+		return "http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port") + path;
+	}
+
+	static HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {
+		return HTTP.send(HttpRequest.newBuilder(URI.create(url(context, path))).header("Accept", "application/json").GET().build(),
+				HttpResponse.BodyHandlers.ofString());
+	}
+
+	static HttpResponse<String> post(ConfigurableApplicationContext context, String path, String json) throws Exception {
+		return HTTP.send(HttpRequest.newBuilder(URI.create(url(context, path)))
+			.header("Content-Type", "application/json")
+			.header("Accept", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	static int freePort() throws IOException {
+		try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+	}
+
+	/** An application without access rules of its own (everything open, as without Spring Security). */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@EnableScheduling
+	static class OpenApplication {
+
+		@Bean
+		TickCounter tickCounter() {
+			return new TickCounter();
+		}
+
+		@Bean
+		SecurityFilterChain open(HttpSecurity http) throws Exception {
+			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).csrf((csrf) -> csrf.disable()).build();
+		}
+
+	}
+
+	/**
+	 * An application with Spring Security: everything needs a login (form login), users "viewer"
+	 * (role VIEWER) and "operator" (role OPERATOR); the console's action role is set to OPERATOR by the test.
+	 */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@EnableScheduling
+	static class SecuredApplication {
+
+		static final String PASSWORD = "console-test-pw";
+
+		@Bean
+		TickCounter tickCounter() {
+			return new TickCounter();
+		}
+
+		@Bean
+		SecurityFilterChain secured(HttpSecurity http) throws Exception {
+			return http.authorizeHttpRequests((requests) -> requests.anyRequest().authenticated())
+				.formLogin(Customizer.withDefaults())
+				.csrf((csrf) -> csrf.ignoringRequestMatchers("/actuator/**"))
+				.build();
+		}
+
+		@Bean
+		InMemoryUserDetailsManager users() {
+			return new InMemoryUserDetailsManager(User.withUsername("viewer").password("{noop}" + PASSWORD).roles("VIEWER").build(),
+					User.withUsername("operator").password("{noop}" + PASSWORD).roles("OPERATOR").build());
+		}
+
+	}
+
+	/** Ticks every second; polls only while granted. */
+	static class TickCounter {
+
+		final AtomicInteger cycles = new AtomicInteger();
+
+		@Scheduled(fixedDelay = 1000)
+		@PollingCycle(CLUSTER)
+		void poll() {
+			this.cycles.incrementAndGet();
+		}
+
+	}
+
+}
