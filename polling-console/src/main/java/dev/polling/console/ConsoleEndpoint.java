@@ -341,7 +341,8 @@ public class ConsoleEndpoint {
 			case DECISION_TOO_SLOW -> "The last decision took too long (a pause of the JVM?); it asks again at the next tick.";
 			case STOPPED -> "This JVM did not run for a while (stopped or suspended); it waits three peer timeouts before acquiring.";
 			case RELEASED -> "It was released, paused or closed while the decision ran.";
-			case SETTINGS_MISMATCH -> "A peer publishes other settings (wait time, settle time, peer timeout); nobody may poll until they agree.";
+			case SETTINGS_MISMATCH -> "A peer publishes other settings (wait time, settle time, peer timeout): a rolling configuration change. "
+					+ "This instance does not acquire while it sees one; the holder keeps the cluster.";
 			case PEER_MISCONFIGURED -> "A configured peer has a configuration fault; whether it polls is unknown, so this instance waits.";
 			case DUPLICATE_INSTANCE_ID -> "A peer answers with this instance's id; two instances share one id.";
 			case DISCOVERY_PENDING -> "Peers come from DNS and this instance's address is not known to all of them yet.";

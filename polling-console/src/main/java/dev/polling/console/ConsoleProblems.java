@@ -43,8 +43,9 @@ public final class ConsoleProblems {
 		}
 		else {
 			switch (decision.reason()) {
-				case SETTINGS_MISMATCH -> problems.add(new Problem("error", cluster, "settings-mismatch",
-						"A peer publishes other settings than this instance; neither may poll", detailOr(detail,
+				case SETTINGS_MISMATCH, RENEWED_DESPITE_SETTINGS_MISMATCH -> problems.add(new Problem("warning", cluster, "settings-mismatch",
+						"A peer publishes other settings than this instance (a rolling configuration change?): the holder keeps the "
+								+ "cluster, instances with other settings do not acquire it", detailOr(detail,
 								"Give every instance the same wait-time, settle-time and peer-timeout for this cluster and restart the one that differs.")));
 				case DUPLICATE_INSTANCE_ID -> problems.add(new Problem("error", cluster, "duplicate-instance-id",
 						"A peer answers with this instance's id; neither may poll",

@@ -41,14 +41,20 @@ class ConsoleProblemsTests {
 	}
 
 	@Test
-	void disagreementsAreErrorsWithTheFix() {
+	void disagreementsAreNamedWithTheFix() {
 		assertThat(ConsoleProblems.of(status(false, refused(Reason.SETTINGS_MISMATCH, List.of()), null), START, START, "B publishes wait 20 s"))
 			.singleElement()
 			.satisfies((p) -> {
-				assertThat(p.severity()).isEqualTo("error");
+				// a rolling configuration change: the holder keeps polling, so a warning, not an outage
+				assertThat(p.severity()).isEqualTo("warning");
 				assertThat(p.code()).isEqualTo("settings-mismatch");
 				assertThat(p.fix()).startsWith("B publishes wait 20 s Give every instance the same wait-time");
 			});
+		// the holder that keeps the cluster beside other settings shows the same problem
+		Decision kept = new Decision("C", Outcome.GRANTED, Reason.RENEWED_DESPITE_SETTINGS_MISMATCH, List.of(), Duration.ofMillis(1), START);
+		assertThat(ConsoleProblems.of(status(true, kept, null), START, START, "B publishes wait 20 s"))
+			.extracting(ConsoleProblems.Problem::code)
+			.containsExactly("settings-mismatch");
 		assertThat(ConsoleProblems.of(status(false, refused(Reason.DUPLICATE_INSTANCE_ID, List.of()), null), START, START, null))
 			.extracting(ConsoleProblems.Problem::code)
 			.containsExactly("duplicate-instance-id");
