@@ -52,8 +52,11 @@ class CoordinationChoiceTests {
 	}
 
 	static void aMailBecomesOneOrderThroughTheCoordinator(PollingManager polling, JdbcClient jdbc, String store) throws Exception {
-		Decision decision = polling.decide("MAILBOX_1");
-		assertThat(decision.isGranted()).isTrue();
+		// a Lease coordinator grants a fresh process nothing before it has watched the Lease for one lease
+		// duration (2 s below); the other stores grant at once
+		Decision decision = await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> polling.decide("MAILBOX_1"), Decision::isGranted);
 		assertThat(decision.peers()).singleElement().satisfies((observation) -> {
 			assertThat(observation.peerId()).isEqualTo("coordinator");
 			assertThat(observation.address()).contains(store);
@@ -90,7 +93,7 @@ class CoordinationChoiceTests {
 	@Nested
 	@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
 			properties = { "polling.coordination=kubernetes", "spring.datasource.url=jdbc:h2:mem:coordination-k8s;DB_CLOSE_DELAY=-1",
-					"sample.poll-delay-millis=200", "polling.instance-id=pod-1" })
+					"sample.poll-delay-millis=200", "polling.instance-id=pod-1", "polling.kubernetes.lease-duration=2s" })
 	@DirtiesContext
 	class Kubernetes {
 
