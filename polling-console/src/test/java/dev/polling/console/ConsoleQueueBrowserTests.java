@@ -8,12 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import tools.jackson.databind.JsonNode;
@@ -21,7 +19,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -45,13 +42,9 @@ import static org.awaitility.Awaitility.await;
  * gets a clear 4xx and changes nothing. The application and the browser are shared by the tests.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ConsoleQueueBrowserTests {
+class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 
 	private final JsonMapper json = JsonMapper.builder().build();
-
-	private WebDriver browser;
-
-	private ConfigurableApplicationContext app;
 
 	@BeforeAll
 	void start() throws Exception {
@@ -62,16 +55,6 @@ class ConsoleQueueBrowserTests {
 				"polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.poll-interval=100ms", "polling.jdbc.delivery.enabled=true",
 				"polling.jdbc.delivery.lease-time=1s", "polling.jdbc.delivery.recover-interval=500ms",
 				"polling.jdbc.delivery.poll-interval=100ms");
-	}
-
-	@AfterAll
-	void stop() {
-		if (this.browser != null) {
-			this.browser.quit();
-		}
-		if (this.app != null) {
-			this.app.close();
-		}
 	}
 
 	@Test

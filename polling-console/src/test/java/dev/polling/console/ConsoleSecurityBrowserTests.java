@@ -4,16 +4,13 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
-import org.springframework.context.ConfigurableApplicationContext;
 
 import dev.polling.core.PollingManager;
 
@@ -27,11 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * anyway, the operator can act and the action is recorded with the operator's name.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ConsoleSecurityBrowserTests {
-
-	private WebDriver browser;
-
-	private ConfigurableApplicationContext app;
+class ConsoleSecurityBrowserTests extends SingleAppBrowserTests {
 
 	@BeforeAll
 	void start() throws Exception {
@@ -39,16 +32,6 @@ class ConsoleSecurityBrowserTests {
 		this.app = ConsoleApplications.start(ConsoleApplications.SecuredApplication.class, "secured", ConsoleApplications.freePort(),
 				List.of(), "management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true",
 				"polling.console.action-role=OPERATOR");
-	}
-
-	@AfterAll
-	void stop() {
-		if (this.browser != null) {
-			this.browser.quit();
-		}
-		if (this.app != null) {
-			this.app.close();
-		}
 	}
 
 	@Test

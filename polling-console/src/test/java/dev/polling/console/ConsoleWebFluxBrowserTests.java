@@ -3,17 +3,14 @@ package dev.polling.console;
 import java.net.http.HttpResponse;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
-import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
@@ -29,11 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pause clicked on the page pauses the cluster, and bad input gets the same 4xx as with Spring MVC.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ConsoleWebFluxBrowserTests {
-
-	private WebDriver browser;
-
-	private ConfigurableApplicationContext app;
+class ConsoleWebFluxBrowserTests extends SingleAppBrowserTests {
 
 	@BeforeAll
 	void start() throws Exception {
@@ -41,16 +34,6 @@ class ConsoleWebFluxBrowserTests {
 		this.app = ConsoleApplications.start(ReactiveApplication.class, "reactive", ConsoleApplications.freePort(), List.of(),
 				"spring.main.web-application-type=reactive", "management.endpoint.console.access=unrestricted",
 				"polling.console.actions-enabled=true");
-	}
-
-	@AfterAll
-	void stop() {
-		if (this.browser != null) {
-			this.browser.quit();
-		}
-		if (this.app != null) {
-			this.app.close();
-		}
 	}
 
 	@Test
