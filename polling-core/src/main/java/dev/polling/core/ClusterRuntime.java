@@ -51,6 +51,9 @@ final class ClusterRuntime {
 	/** Until when this instance holds back from the cluster after handing it over (monotonic nanos). */
 	volatile long handoverUntil;
 
+	/** An operator's hand-over waits for the running cycle: the hold-back starts when that cycle ends. */
+	volatile boolean handOverPending;
+
 	/** Errors about a peer already logged (disagreement, configuration fault), by peer: with when they were logged. */
 	final Map<String, LoggedError> loggedErrors = new ConcurrentHashMap<>();
 
@@ -162,6 +165,10 @@ final class ClusterRuntime {
 			return decision(Reason.PAUSED, (this.coordinated != null) ? List.of() : survey(this.survey.peers(), null, observed), start);
 		}
 		if (this.coordinated != null) {
+			// never while a cycle runs: its decisions keep asking the coordinator, which keeps the row until the cycle ends
+			if (!this.state.isHolding() && !isCycleRunning() && holdingBack()) {
+				return decision(Reason.HANDED_OVER, List.of(), start);
+			}
 			return this.coordinated.decide(start);
 		}
 		if (isStandalone()) {
@@ -300,6 +307,10 @@ final class ClusterRuntime {
 			finally {
 				boolean handedOver = this.state.endCycle(generation);
 				this.overrunReportedAt = HoldState.NONE;
+				if (this.handOverPending) {
+					this.handOverPending = false;
+					holdBack();
+				}
 				if (handedOver) {
 					completeHandover();
 				}
@@ -354,7 +365,7 @@ final class ClusterRuntime {
 	/** What makes this instance let go of the cluster. */
 	enum LetGo {
 
-		PAUSE("paused"), RELEASE("released"), SHUTDOWN("shut down");
+		PAUSE("paused"), RELEASE("released"), HAND_OVER("handed over"), SHUTDOWN("shut down");
 
 		private final String text;
 
@@ -371,7 +382,15 @@ final class ClusterRuntime {
 	 * at once either way.
 	 */
 	void letGo(LetGo why) {
+		if (why == LetGo.HAND_OVER) {
+			// before the hold ends, so that no decision between the two re-acquires it here
+			this.handOverPending = true;
+		}
 		boolean deferred = this.state.letGo(-1, why == LetGo.PAUSE, why == LetGo.SHUTDOWN);
+		if (why == LetGo.HAND_OVER && !deferred) {
+			this.handOverPending = false;
+			holdBack();
+		}
 		if (deferred) {
 			logger.info("Cluster '{}' {} on this instance; a cycle is running, the cluster is handed over when it ends", id(), why.text);
 		}
@@ -391,6 +410,20 @@ final class ClusterRuntime {
 
 	void release() {
 		letGo(LetGo.RELEASE);
+	}
+
+	void handOver() {
+		letGo(LetGo.HAND_OVER);
+	}
+
+	/** Starts one wait time of holding back (after a hand-over): decisions meanwhile are {@link Reason#HANDED_OVER}. */
+	void holdBack() {
+		this.handoverUntil = this.instance.time().nanoTime() + this.definition.waitTime().toNanos();
+	}
+
+	/** Whether this instance holds back from the cluster: a hand-over waits for its cycle, or one wait time since. */
+	boolean holdingBack() {
+		return this.handOverPending || this.instance.time().nanoTime() - this.handoverUntil < 0;
 	}
 
 	/**

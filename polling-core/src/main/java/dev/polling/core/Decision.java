@@ -77,8 +77,9 @@ public record Decision(String clusterId, Outcome outcome, Reason reason, List<Pe
 		YIELDED_TO_PEER(Outcome.REFUSED),
 
 		/**
-		 * Refused: this instance handed the cluster over to balance the clusters among the instances
-		 * (it held at least two more than a peer), and holds back from it for one wait time.
+		 * Refused: this instance handed the cluster over, to balance the clusters among the instances
+		 * (it held at least two more than a peer) or because an operator asked
+		 * ({@link PollingManager#handOver(String)}), and holds back from it for one wait time.
 		 */
 		HANDED_OVER(Outcome.REFUSED),
 

@@ -54,7 +54,7 @@ final class PeerDecider {
 				}
 				detail = report(c, step);
 				if (step.reason() == Reason.HANDED_OVER) {
-					c.handoverUntil = time.nanoTime() + c.definition().waitTime().toNanos();
+					c.holdBack();
 					instance.handedOver(c.definition().waitTime());
 				}
 			}
@@ -63,7 +63,7 @@ final class PeerDecider {
 			}
 			return c.decision(step.reason(), peers, start, detail);
 		}
-		if (time.nanoTime() - c.handoverUntil < 0) {
+		if (c.holdingBack()) {
 			// still ask the peers while holding off: presume-last-known must know the peer that took over as holder
 			return c.decision(Reason.HANDED_OVER, c.survey(c.survey().peers(), null, observed), start);
 		}

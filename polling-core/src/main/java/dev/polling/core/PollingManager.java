@@ -231,6 +231,25 @@ public final class PollingManager implements AutoCloseable {
 	}
 
 	/**
+	 * Hands the cluster over to a peer: lets go of it as {@link #release(String)} does (at once, or
+	 * when the running cycle ends, so no peer starts a cycle beside it) and then holds back from it
+	 * for one wait time, so that a peer takes it at its next tick instead of this instance taking it
+	 * again (decisions meanwhile are {@link Decision.Reason#HANDED_OVER}). Not paused: afterwards this
+	 * instance competes as before. Returns at once.
+	 * @param clusterId the cluster
+	 * @throws IllegalStateException if the cluster has neither peers nor a coordinator (there is
+	 * nobody to hand it to; {@link #pause(String)} stops polling it here)
+	 */
+	public void handOver(String clusterId) {
+		ClusterRuntime runtime = runtime(clusterId);
+		if (runtime.isStandalone()) {
+			throw new IllegalStateException("Cluster '" + clusterId + "' runs standalone (no peers and no coordinator): there is "
+					+ "no instance to hand it over to; pause it to stop polling it here");
+		}
+		runtime.handOver();
+	}
+
+	/**
 	 * The fencing token of a cluster decided by a {@link ClusterCoordinator}: the epoch of this
 	 * instance's latest grant, which grows whenever the holder changes. Pass it to writes that must
 	 * be rejected once another instance has taken over. Empty for JMX-coordinated clusters and before

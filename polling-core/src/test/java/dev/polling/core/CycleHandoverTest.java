@@ -207,6 +207,64 @@ class CycleHandoverTest {
 	}
 
 	@Test
+	void anOperatorsHandOverDuringACycleHandsOverWhenTheCycleEndsAndHoldsBackOneWaitTime() throws Exception {
+		handsOverOnlyAfterTheRunningCycle((a) -> a.handOver(CLUSTER), Reason.HANDED_OVER);
+	}
+
+	/**
+	 * Without a running cycle a hand-over lets go at once, and the instance that handed over does not
+	 * take the cluster again at its next tick (a release alone would: the cluster is free), so the
+	 * peer gets it; after one wait time it competes again.
+	 */
+	@Test
+	void anOperatorsHandOverLeavesTheClusterToThePeerAndCompetesAgainAfterOneWaitTime() {
+		List<PollingManager> m = cluster((a) -> {
+		});
+		PollingManager a = m.get(0);
+		PollingManager b = m.get(1);
+		List<String> ran = new ArrayList<>();
+		assertThat(a.runIfGranted(CLUSTER, () -> ran.add("a")).isGranted()).isTrue();
+
+		a.handOver(CLUSTER);
+
+		assertThat(a.isHolding(CLUSTER)).isFalse();
+		assertThat(a.isPaused(CLUSTER)).as("a hand-over is not a pause").isFalse();
+		assertThat(a.runIfGranted(CLUSTER, () -> ran.add("a")).reason()).as("a's next tick, before b's")
+			.isEqualTo(Reason.HANDED_OVER);
+		assertThat(b.runIfGranted(CLUSTER, () -> ran.add("b")).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		for (int second = 3; second <= 9; second += 3) {
+			this.time.advance(Duration.ofSeconds(3));
+			assertThat(a.runIfGranted(CLUSTER, () -> ran.add("a")).reason()).as("%d s later (wait time 10 s)", second)
+				.isEqualTo(Reason.HANDED_OVER);
+			assertThat(b.runIfGranted(CLUSTER, () -> ran.add("b")).reason()).isEqualTo(Reason.RENEWED);
+		}
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(a.runIfGranted(CLUSTER, () -> ran.add("a")).reason()).as("one wait time later: b holds it")
+			.isEqualTo(Reason.PEER_ACTIVE);
+		assertThat(ran).containsExactly("a", "b", "b", "b", "b");
+	}
+
+	@Test
+	void aStandaloneClusterCannotBeHandedOver() {
+		PollingManager alone = TestBuilders.ignoringStarvation(PollingManager.builder())
+			.settings(PollingSettings.defaults().withInstanceId("alone"))
+			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(10)))
+			.timeSource(this.time)
+			.build();
+		try {
+			assertThat(alone.decide(CLUSTER).isGranted()).isTrue();
+			org.assertj.core.api.Assertions.assertThatIllegalStateException()
+				.isThrownBy(() -> alone.handOver(CLUSTER))
+				.withMessageContaining("'" + CLUSTER + "' runs standalone")
+				.withMessageContaining("pause it");
+			assertThat(alone.isHolding(CLUSTER)).as("nothing changed").isTrue();
+		}
+		finally {
+			alone.close();
+		}
+	}
+
+	@Test
 	void aShutdownDuringACycleHandsOverWhenTheCycleEnds() throws Exception {
 		handsOverOnlyAfterTheRunningCycle(PollingManager::shutdown, Reason.CLOSED);
 	}

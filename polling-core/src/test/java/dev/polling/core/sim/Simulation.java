@@ -945,8 +945,12 @@ public final class Simulation {
 		if (kind < 3) {
 			pause(node);
 		}
-		else if (kind < 6) {
+		else if (kind < 5) {
 			release(node);
+		}
+		else if (kind < 6) {
+			trace(node, "operator's hand-over (was holding: " + node.holding() + ")");
+			node.manager().handOver(CLUSTER);
 		}
 		else if (kind < 8) {
 			if (node.manager().isPaused(CLUSTER)) {

@@ -286,12 +286,14 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	}
 
 	/**
-	 * Issue 29, defect 2: a pause or release during a running cycle releases the row when the cycle
-	 * ends, not while it runs; the other instance takes over at its first tick after that.
+	 * Issue 29, defect 2: a pause, release or hand-over during a running cycle releases the row when
+	 * the cycle ends, not while it runs; the other instance takes over at its first tick after that.
+	 * A hand-over (issue 30, the console's action) keeps the row while the cycle runs, and afterwards
+	 * the instance that handed over does not take it back at its next tick.
 	 */
 	@Test
-	void aPauseOrReleaseDuringACycleReleasesTheRowWhenTheCycleEnds() throws Exception {
-		for (String action : List.of("pause", "release")) {
+	void aPauseReleaseOrHandOverDuringACycleReleasesTheRowWhenTheCycleEnds() throws Exception {
+		for (String action : List.of("pause", "release", "hand-over")) {
 			String cluster = "CYCLE_" + action.toUpperCase(java.util.Locale.ROOT);
 			PollingManager a = instance("a", cluster);
 			PollingManager b = instance("b", cluster);
@@ -307,8 +309,14 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 				if (action.equals("pause")) {
 					a.pause(cluster);
 				}
-				else {
+				else if (action.equals("release")) {
 					a.release(cluster);
+				}
+				else {
+					a.handOver(cluster);
+					// the coordinator still grants a (its row is renewed); the hold ends with the cycle
+					assertThat(a.decide(cluster).reason()).as("a's decision while its cycle runs after a hand-over")
+						.isEqualTo(Reason.RELEASED);
 				}
 				List<String> ran = new ArrayList<>();
 				assertThat(b.runIfGranted(cluster, () -> ran.add("b")).reason()).as(action + " while a's cycle runs")
@@ -316,6 +324,9 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 				assertThat(ran).as("b's cycle body while a's cycle runs (%s)", action).isEmpty();
 				finish.countDown();
 				assertThat(cycle.get(30, java.util.concurrent.TimeUnit.SECONDS).isGranted()).isTrue();
+				if (action.equals("hand-over")) {
+					assertThat(a.decide(cluster).reason()).as("a's first tick after its cycle, before b's").isEqualTo(Reason.HANDED_OVER);
+				}
 				assertThat(b.runIfGranted(cluster, () -> ran.add("b")).reason()).as("b's first tick after the cycle (%s)", action)
 					.isEqualTo(Reason.NO_ACTIVE_PEER);
 				assertThat(ran).containsExactly("b");
