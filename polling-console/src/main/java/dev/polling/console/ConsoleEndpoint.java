@@ -41,7 +41,7 @@ import dev.polling.core.PollingManager;
  * style sheet and script ({@code /actuator/console/assets/...}), the page's data
  * ({@code /actuator/console/api/state}) and the cheap question whether anything changed
  * ({@code /actuator/console/api/changes}). The actions ({@code POST /actuator/console/clusters/{id}}
- * with {@code {"action":"pause"}} or {@code {"action":"resume"}}) go through the
+ * with {@code {"action":"pause"}}, {@code {"action":"resume"}} or {@code {"action":"hand-over"}}) go through the
  * {@link PollingManager}; they exist only with {@code management.endpoint.console.access=unrestricted}
  * (the actuator does not map them otherwise) and are refused (403) unless
  * {@code polling.console.actions-enabled=true} and, when {@code polling.console.action-role} is set,
@@ -60,7 +60,7 @@ public class ConsoleEndpoint {
 	private static final Map<String, MimeType> ASSETS = Map.of("console.css", MimeType.valueOf("text/css;charset=UTF-8"),
 			"console.js", MimeType.valueOf("text/javascript;charset=UTF-8"));
 
-	static final List<String> ACTIONS = List.of("pause", "resume");
+	static final List<String> ACTIONS = List.of("pause", "resume", "hand-over");
 
 	private static final int TIMELINE_SHOWN = 50;
 
@@ -122,8 +122,10 @@ public class ConsoleEndpoint {
 	}
 
 	/**
-	 * {@code POST /actuator/console/clusters/{id}} with {@code {"action":"pause"}} (hand the cluster over
-	 * to a peer: it takes over after the running cycle) or {@code {"action":"resume"}}. 403 when actions
+	 * {@code POST /actuator/console/clusters/{id}} with {@code {"action":"pause"}} (stop polling it here:
+	 * a peer takes over after the running cycle), {@code {"action":"resume"}} or
+	 * {@code {"action":"hand-over"}} (let a peer take it after the running cycle without pausing: this
+	 * instance holds back one wait time, then competes again; 409 unless it holds it). 403 when actions
 	 * are disabled or the user lacks the action role, 404 for an unknown cluster, 400 for an unknown
 	 * action, 409 when the cluster already is in the state asked for (nothing changes).
 	 */
@@ -149,6 +151,9 @@ public class ConsoleEndpoint {
 			return new WebEndpointResponse<>(new Refusal("Unknown action '" + action + "' for cluster '" + id + "'", action, ACTIONS),
 					WebEndpointResponse.STATUS_BAD_REQUEST, JSON);
 		}
+		if (action.equals("hand-over")) {
+			return handOver(securityContext, id);
+		}
 		boolean paused = this.manager.isPaused(id);
 		if (action.equals("pause") == paused) {
 			return new WebEndpointResponse<>(new Refusal("Cluster '" + id + "' is already " + (paused ? "paused" : "active")
@@ -165,6 +170,27 @@ public class ConsoleEndpoint {
 		String done = (action.equals("pause") ? "paused" : "resumed") + " by " + who + " through the console";
 		logger.info("Polling console: cluster " + id + " " + done + " (this instance " + (holding ? "held" : "did not hold")
 				+ " it)");
+		this.timeline.action(id, done);
+		return new WebEndpointResponse<>(cluster(this.manager.status(id), this.sanitizer.isShown(securityContext)),
+				WebEndpointResponse.STATUS_OK, JSON);
+	}
+
+	private WebEndpointResponse<Object> handOver(SecurityContext securityContext, String id) {
+		ClusterStatus status = this.manager.status(id);
+		if (!status.holding() || status.handingOver()) {
+			return new WebEndpointResponse<>(new Refusal("This instance " + (status.handingOver() ? "is already handing over" : "does not hold")
+					+ " cluster '" + id + "'; nothing changed", "hand-over", List.of("pause")), 409, JSON);
+		}
+		try {
+			this.manager.handOver(id);
+		}
+		catch (IllegalStateException ex) {
+			return new WebEndpointResponse<>(new Refusal(ex.getMessage() + "; nothing changed", "hand-over", List.of("pause")), 409, JSON);
+		}
+		boolean afterCycle = this.manager.status(id).handingOver();
+		String done = "handed over by " + who(securityContext) + " through the console";
+		logger.info("Polling console: cluster " + id + " " + done + (afterCycle ? " (after the running cycle)" : "")
+				+ "; this instance holds back for one wait time");
 		this.timeline.action(id, done);
 		return new WebEndpointResponse<>(cluster(this.manager.status(id), this.sanitizer.isShown(securityContext)),
 				WebEndpointResponse.STATUS_OK, JSON);
@@ -334,7 +360,7 @@ public class ConsoleEndpoint {
 			case PEER_PRESUMED_ACTIVE -> "A peer that held it last does not answer; it is presumed to still poll until its wait time passes.";
 			case PEER_CANDIDATE -> "A peer with precedence is acquiring it.";
 			case YIELDED_TO_PEER -> "This instance found a peer with precedence holding it too and let go.";
-			case HANDED_OVER -> "This instance handed it over to balance the clusters and holds back for one wait time.";
+			case HANDED_OVER -> "This instance handed it over (to balance the clusters, or an operator asked) and holds back for one wait time.";
 			case LEFT_TO_LIGHTER_PEER -> "It is free, but left to a peer holding fewer clusters for a few decisions.";
 			case PAUSED -> "It is paused on this instance (resume to compete again).";
 			case LOCAL_CYCLE_RUNNING -> "A cycle of it is still running here.";

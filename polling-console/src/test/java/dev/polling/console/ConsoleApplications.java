@@ -40,6 +40,12 @@ final class ConsoleApplications {
 	/** Starts an application; peers (host:port of JMX servers) as A, B, ... */
 	static ConfigurableApplicationContext start(Class<?> application, String id, int ownJmxPort, List<Integer> peerPorts,
 			String... properties) {
+		return start(new Class<?>[] { application }, id, ownJmxPort, peerPorts, properties);
+	}
+
+	/** Starts an application made of several configuration classes; peers (host:port of JMX servers) as A, B, ... */
+	static ConfigurableApplicationContext start(Class<?>[] sources, String id, int ownJmxPort, List<Integer> peerPorts,
+			String... properties) {
 		List<String> all = new ArrayList<>(List.of("spring.application.name=console-" + id, "server.port=0",
 				"server.address=127.0.0.1", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=console,polling,health",
 				"polling.instance-id=" + id, "polling.peer-timeout=4s", "polling.unreachable-peer-policy=presume-last-known",
@@ -53,7 +59,7 @@ final class ConsoleApplications {
 			name++;
 		}
 		all.addAll(List.of(properties));
-		return new SpringApplicationBuilder(application).properties(all.toArray(String[]::new)).run();
+		return new SpringApplicationBuilder(sources).properties(all.toArray(String[]::new)).run();
 	}
 
 	static String url(ConfigurableApplicationContext context, String path) {
@@ -125,6 +131,89 @@ final class ConsoleApplications {
 		InMemoryUserDetailsManager users() {
 			return new InMemoryUserDetailsManager(User.withUsername("viewer").password("{noop}" + PASSWORD).roles("VIEWER").build(),
 					User.withUsername("operator").password("{noop}" + PASSWORD).roles("OPERATOR").build());
+		}
+
+	}
+
+	/**
+	 * A second cluster whose cycles a test can hold open: each cycle waits at a gate (open unless a test
+	 * closes it). Every start and end of a cycle body, of every instance in this JVM, goes to one log in
+	 * order, so a test sees whether two cycles ever ran at the same time.
+	 */
+	static class LongCycle {
+
+		static final String CLUSTER = "LONG_CYCLE";
+
+		static final List<String> EVENTS = java.util.Collections.synchronizedList(new ArrayList<>());
+
+		private final String id;
+
+		private volatile java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(0);
+
+		private final AtomicInteger started = new AtomicInteger();
+
+		private final java.util.concurrent.atomic.AtomicBoolean waiting = new java.util.concurrent.atomic.AtomicBoolean();
+
+		LongCycle(org.springframework.core.env.Environment environment) {
+			this.id = environment.getProperty("polling.instance-id");
+		}
+
+		@Scheduled(fixedDelay = 300)
+		@PollingCycle(CLUSTER)
+		void poll() throws InterruptedException {
+			this.started.incrementAndGet();
+			EVENTS.add(this.id + " start");
+			try {
+				this.waiting.set(true);
+				if (!this.gate.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+					throw new IllegalStateException("the test never opened the gate");
+				}
+			}
+			finally {
+				this.waiting.set(false);
+				EVENTS.add(this.id + " end");
+			}
+		}
+
+		/** Its next cycles wait until {@link #open()}. */
+		void close() {
+			this.gate = new java.util.concurrent.CountDownLatch(1);
+		}
+
+		void open() {
+			this.gate.countDown();
+		}
+
+		/** Cycles started here (a method: the bean is a proxy). */
+		int started() {
+			return this.started.get();
+		}
+
+		boolean waitingAtTheGate() {
+			return this.waiting.get() && this.gate.getCount() > 0;
+		}
+
+		/** The most cycle bodies that ran at the same time, over the whole log. */
+		static int mostAtOnce() {
+			int running = 0;
+			int most = 0;
+			synchronized (EVENTS) {
+				for (String event : EVENTS) {
+					running += event.endsWith(" start") ? 1 : -1;
+					most = Math.max(most, running);
+				}
+			}
+			return most;
+		}
+
+		@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+		static class Config {
+
+			@Bean
+			LongCycle longCycle(org.springframework.core.env.Environment environment) {
+				return new LongCycle(environment);
+			}
+
 		}
 
 	}

@@ -23,6 +23,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
+import dev.polling.console.ConsoleApplications.LongCycle;
 import dev.polling.core.PollingManager;
 
 import static dev.polling.console.ConsoleApplications.CLUSTER;
@@ -58,8 +59,11 @@ class ConsoleTwoInstancesBrowserTests {
 		int jmxA = ConsoleApplications.freePort();
 		int jmxB = ConsoleApplications.freePort();
 		for (String id : List.of("a", "b")) {
-			this.contexts.add(ConsoleApplications.start(ConsoleApplications.OpenApplication.class, id, id.equals("a") ? jmxA : jmxB,
-					List.of(jmxA, jmxB), "management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true"));
+			this.contexts.add(ConsoleApplications.start(
+					new Class<?>[] { ConsoleApplications.OpenApplication.class, LongCycle.Config.class }, id,
+					id.equals("a") ? jmxA : jmxB, List.of(jmxA, jmxB), "management.endpoint.console.access=unrestricted",
+					"polling.console.actions-enabled=true", "polling.clusters." + LongCycle.CLUSTER + ".wait-time=10s",
+					"spring.task.scheduling.pool.size=2"));
 		}
 		await().atMost(Duration.ofSeconds(30)).until(() -> holders().size() == 1);
 		this.holder = holders().get(0);
@@ -176,14 +180,14 @@ class ConsoleTwoInstancesBrowserTests {
 		assertThat(unknownCluster.statusCode()).isEqualTo(404);
 		JsonNode body = this.json.readTree(unknownCluster.body());
 		assertThat(body.get("error").asString()).isEqualTo("Unknown polling cluster 'NO_SUCH'");
-		assertThat(body.get("valid").toString()).isEqualTo("[\"" + CLUSTER + "\"]");
+		assertThat(body.get("valid").toString()).isEqualTo("[\"" + LongCycle.CLUSTER + "\",\"" + CLUSTER + "\"]");
 
 		HttpResponse<String> unknownAction = ConsoleApplications.post(this.holder, "/actuator/console/clusters/" + CLUSTER,
 				"{\"action\":\"explode\"}");
 		assertThat(unknownAction.statusCode()).isEqualTo(400);
 		assertThat(this.json.readTree(unknownAction.body()).get("error").asString())
 			.isEqualTo("Unknown action 'explode' for cluster '" + CLUSTER + "'");
-		assertThat(this.json.readTree(unknownAction.body()).get("valid").toString()).isEqualTo("[\"pause\",\"resume\"]");
+		assertThat(this.json.readTree(unknownAction.body()).get("valid").toString()).isEqualTo("[\"pause\",\"resume\",\"hand-over\"]");
 
 		assertThat(ConsoleApplications.post(this.holder, "/actuator/console/clusters/" + CLUSTER, "{}").statusCode()).isEqualTo(400);
 		HttpResponse<String> unknownKind = ConsoleApplications.post(this.holder, "/actuator/console/queues/" + CLUSTER,
@@ -222,6 +226,60 @@ class ConsoleTwoInstancesBrowserTests {
 		assertThat(script.headers().firstValue("Content-Type")).hasValueSatisfying((type) -> assertThat(type).startsWith("text/javascript"));
 		assertThat(manager.isHolding(CLUSTER)).isTrue();
 		assertThat(manager.isPaused(CLUSTER)).isFalse();
+	}
+
+	/**
+	 * A hand-over pressed while the holder's cycle runs (held open at a gate): the page shows it
+	 * handing over, the peer neither holds it nor starts a cycle while that cycle runs, and takes
+	 * over once it ends; no two cycle bodies ever ran at once (the log of both instances). The old
+	 * holder is not paused and says why it does not take the cluster back.
+	 */
+	@Test
+	@Order(4)
+	void aHandOverDuringARunningCycleWaitsForItAndThePeerTakesOverAfterwards() throws Exception {
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.contexts.stream().filter((c) -> manager(c).isHolding(LongCycle.CLUSTER)).count() == 1);
+		ConfigurableApplicationContext from = this.contexts.stream().filter((c) -> manager(c).isHolding(LongCycle.CLUSTER)).findFirst()
+			.orElseThrow();
+		ConfigurableApplicationContext to = (from == this.contexts.get(0)) ? this.contexts.get(1) : this.contexts.get(0);
+		LongCycle held = from.getBean(LongCycle.class);
+		LongCycle peer = to.getBean(LongCycle.class);
+		String article = "article.cluster[data-cluster='" + LongCycle.CLUSTER + "']";
+		held.close();
+		try {
+			await().atMost(Duration.ofSeconds(15)).until(held::waitingAtTheGate);
+			this.browser.get(ConsoleApplications.url(from, "/actuator/console"));
+			WebElement handOver = waitFor(By.cssSelector(article + " button[data-action='hand-over']"));
+			assertThat(handOver.getAccessibleName()).isEqualTo("Hand cluster " + LongCycle.CLUSTER
+					+ " over to a peer (after the running cycle; not paused)");
+			handOver.sendKeys(org.openqa.selenium.Keys.ENTER);
+			wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+					"Cluster " + LongCycle.CLUSTER + " handed over"));
+			wait(this.browser).until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(article + " .badge.handing-over")));
+			assertThat(this.browser.findElements(By.cssSelector(article + " button[data-action='hand-over']"))).as("offered again").isEmpty();
+			int peerCycles = peer.started();
+			// the peer ticks every 300 ms: for 3 s it neither holds the cluster nor starts a cycle while the old one runs
+			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+				.until(() -> !manager(to).isHolding(LongCycle.CLUSTER) && peer.started() == peerCycles && held.waitingAtTheGate());
+			assertThat(manager(from).status(LongCycle.CLUSTER).handingOver()).isTrue();
+		}
+		finally {
+			held.open();
+		}
+		await().atMost(Duration.ofSeconds(15)).until(() -> manager(to).isHolding(LongCycle.CLUSTER) && peer.started() > 0);
+		assertThat(LongCycle.mostAtOnce()).as("cycle bodies running at once, both instances").isEqualTo(1);
+		assertThat(manager(from).isPaused(LongCycle.CLUSTER)).as("a hand-over is not a pause").isFalse();
+		wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(article + " [data-why-not-me]"),
+				"handed it over"));
+		WebElement cluster = this.browser.findElement(By.cssSelector(article));
+		cluster.findElement(By.cssSelector("details.timeline summary")).click();
+		assertThat(cluster.findElement(By.cssSelector("details.timeline")).getText())
+			.contains("handed over by an anonymous user (no authenticated principal) through the console");
+		HttpResponse<String> notHeld = ConsoleApplications.post(from, "/actuator/console/clusters/" + LongCycle.CLUSTER,
+				"{\"action\":\"hand-over\"}");
+		assertThat(notHeld.statusCode()).isEqualTo(409);
+		assertThat(this.json.readTree(notHeld.body()).get("error").asString())
+			.isEqualTo("This instance does not hold cluster '" + LongCycle.CLUSTER + "'; nothing changed");
 	}
 
 	private List<ConfigurableApplicationContext> holders() {

@@ -109,9 +109,11 @@ async function act(button, cluster, action) {
     let body = {};
     try { body = await response.json(); } catch (e) { /* no body */ }
     if (response.ok) {
-      say(action === 'pause'
-        ? `Cluster ${cluster} paused: a peer takes it over after the running cycle.`
-        : `Cluster ${cluster} resumed: this instance competes for it again.`);
+      say({
+        pause: `Cluster ${cluster} paused: a peer takes it over after the running cycle.`,
+        resume: `Cluster ${cluster} resumed: this instance competes for it again.`,
+        'hand-over': `Cluster ${cluster} handed over: a peer takes it after the running cycle; this instance holds back for one wait time.`,
+      }[action]);
     } else {
       say(`${action} of ${cluster} refused (${response.status}): ${body.error || response.statusText}`, true);
     }
@@ -148,11 +150,15 @@ function renderCluster(c, state) {
     c.handingOver ? el('span', { class: 'badge handing-over' }, 'handing over') : null,
   ];
   const actions = canAct ? el('div', { class: 'actions' },
+    c.holding && !c.handingOver && !c.paused && c.coordination !== 'standalone'
+      ? el('button', { type: 'button', 'data-action': 'hand-over',
+        'aria-label': `Hand cluster ${c.id} over to a peer (after the running cycle; not paused)`,
+        onclick: (e) => act(e.currentTarget, c.id, 'hand-over') }, 'Hand over') : null,
     c.paused
       ? el('button', { type: 'button', 'data-action': 'resume', 'aria-label': `Resume cluster ${c.id} on this instance`,
         onclick: (e) => act(e.currentTarget, c.id, 'resume') }, 'Resume')
       : el('button', { type: 'button', 'data-action': 'pause', 'aria-label': `Pause cluster ${c.id} on this instance (hand it over)`,
-        onclick: (e) => act(e.currentTarget, c.id, 'pause') }, 'Pause (hand over)')) : null;
+        onclick: (e) => act(e.currentTarget, c.id, 'pause') }, 'Pause')) : null;
   const d = c.lastDecision;
   const facts = el('dl', { class: 'facts' },
     el('dt', {}, 'Holder'), el('dd', { class: 'holder' }, holderText(c, state.instanceId)),
