@@ -41,7 +41,7 @@ public final class ConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsoleTimeline pollingConsoleTimeline(ConsoleProperties properties, ObjectProvider<PollingManager> manager) {
-		return new ConsoleTimeline(properties.getTimelineSize(), Clock.systemUTC(),
+		return new ConsoleTimeline(properties.getTimelineSize(), properties.getTimelineRetention(), Clock.systemUTC(),
 				(cluster) -> manager.getObject().cluster(cluster).waitTime());
 	}
 

@@ -279,6 +279,7 @@ public class ConsoleEndpoint {
 		String refusal = refusal(securityContext);
 		return new State(this.manager.settings().instanceId(), this.manager.isStandalone(), now.toString(),
 				this.timeline.startedAt().toString(), changes().version(), this.properties.getRefreshInterval().toMillis(),
+				this.timeline.retention().toMillis(),
 				new Actions(this.properties.isActionsEnabled(), refusal == null, refusal), clusters, problems, views);
 	}
 
@@ -406,7 +407,7 @@ public class ConsoleEndpoint {
 
 	/** Everything the page shows. */
 	public record State(String instanceId, boolean standalone, String asOf, String startedAt, String version, long refreshMillis,
-			Actions actions, List<ClusterView> clusters, List<ConsoleProblems.Problem> problems, List<ConsoleSection.View> sections)
+			long timelineRetentionMillis, Actions actions, List<ClusterView> clusters, List<ConsoleProblems.Problem> problems, List<ConsoleSection.View> sections)
 			implements OperationResponseBody {
 	}
 

@@ -34,6 +34,9 @@ public class ConsoleProperties {
 	/** How many entries the timeline of each cluster keeps (in memory, newest first). */
 	private int timelineSize = 200;
 
+	/** How long the timeline keeps an entry (counted from its last repeat); older entries are dropped. */
+	private Duration timelineRetention = ConsoleTimeline.DEFAULT_RETENTION;
+
 	/** How often an open page asks whether anything changed. */
 	private Duration refreshInterval = Duration.ofSeconds(3);
 
@@ -72,6 +75,18 @@ public class ConsoleProperties {
 					+ "; set it between 10 and 10000 (entries kept per cluster)");
 		}
 		this.timelineSize = timelineSize;
+	}
+
+	public Duration getTimelineRetention() {
+		return this.timelineRetention;
+	}
+
+	public void setTimelineRetention(Duration timelineRetention) {
+		if (timelineRetention.compareTo(Duration.ofMinutes(1)) < 0 || timelineRetention.compareTo(Duration.ofDays(7)) > 0) {
+			throw new IllegalArgumentException("polling.console.timeline-retention is " + timelineRetention
+					+ "; set it between 1m and 7d (how long the timeline keeps an entry)");
+		}
+		this.timelineRetention = timelineRetention;
 	}
 
 	public Duration getRefreshInterval() {

@@ -30,7 +30,12 @@ import dev.polling.core.PollingListener;
  */
 public final class ConsoleTimeline implements PollingListener {
 
+	/** How long an entry is kept, counted from its last repeat. */
+	public static final Duration DEFAULT_RETENTION = Duration.ofHours(6);
+
 	private final int size;
+
+	private final Duration retention;
 
 	private final Function<String, Duration> waitTimes;
 
@@ -53,10 +58,25 @@ public final class ConsoleTimeline implements PollingListener {
 	 * @param waitTimes the wait time of a cluster (whether a peer's answer means it holds the cluster)
 	 */
 	public ConsoleTimeline(int size, Clock clock, Function<String, Duration> waitTimes) {
+		this(size, DEFAULT_RETENTION, clock, waitTimes);
+	}
+
+	/**
+	 * Creates an empty timeline.
+	 * @param size the entries kept per cluster
+	 * @param retention how long an entry is kept after its last repeat (the timeline covers the last hours)
+	 * @param clock the clock the entries are stamped with
+	 * @param waitTimes the wait time of a cluster (whether a peer's answer means it holds the cluster)
+	 */
+	public ConsoleTimeline(int size, Duration retention, Clock clock, Function<String, Duration> waitTimes) {
 		if (size < 1) {
 			throw new IllegalArgumentException("size must be positive, was " + size);
 		}
+		if (retention.isNegative() || retention.isZero()) {
+			throw new IllegalArgumentException("retention must be positive, was " + retention);
+		}
 		this.size = size;
+		this.retention = retention;
 		this.clock = clock;
 		this.waitTimes = waitTimes;
 		this.startedAt = clock.instant();
@@ -126,12 +146,13 @@ public final class ConsoleTimeline implements PollingListener {
 		}
 	}
 
-	/** The entries of a cluster, newest first, at most {@code limit}. */
+	/** The entries of a cluster within the retention, newest first, at most {@code limit}. */
 	public synchronized List<Entry> entries(String clusterId, int limit) {
 		Deque<Entry> ring = this.entries.get(clusterId);
 		if (ring == null) {
 			return List.of();
 		}
+		dropExpired(ring);
 		List<Entry> copy = new ArrayList<>(Math.min(limit, ring.size()));
 		Iterator<Entry> it = ring.iterator();
 		while (it.hasNext() && copy.size() < limit) {
@@ -164,7 +185,21 @@ public final class ConsoleTimeline implements PollingListener {
 		while (ring.size() > this.size) {
 			ring.pollLast();
 		}
+		dropExpired(ring);
 		this.version.incrementAndGet();
+	}
+
+	/** Drops the oldest entries whose last repeat is older than the retention (the newest is first). */
+	private void dropExpired(Deque<Entry> ring) {
+		Instant oldest = this.clock.instant().minus(this.retention);
+		while (!ring.isEmpty() && ring.peekLast().lastAt().isBefore(oldest)) {
+			ring.pollLast();
+		}
+	}
+
+	/** How long an entry is kept after its last repeat. */
+	public Duration retention() {
+		return this.retention;
 	}
 
 	/** The instance id of the peer (or the coordinator's holder) that answered holding in a decision, or "". */

@@ -65,9 +65,54 @@ class ConsoleTimelineTests {
 	}
 
 	@Test
+	void keepsTheLastHoursOnly() {
+		MutableClock clock = new MutableClock(T0);
+		ConsoleTimeline hours = new ConsoleTimeline(100, Duration.ofHours(2), clock, (c) -> Duration.ofSeconds(10));
+		hours.onHoldChanged("C", true, false); // at T0
+		clock.now = T0.plus(Duration.ofMinutes(90));
+		hours.action("C", "paused by 'x' through the console");
+		hours.onDecision(refusedBy("b", clock.now));
+		clock.now = T0.plus(Duration.ofMinutes(121));
+		assertThat(hours.entries("C", 100)).extracting(ConsoleTimeline.Entry::kind).as("2 h 1 min after the first entry")
+			.containsExactly("decision", "action");
+		// a decision repeated until now stays, however old its first occurrence
+		hours.onDecision(refusedBy("b", clock.now));
+		clock.now = T0.plus(Duration.ofMinutes(90 + 121));
+		assertThat(hours.entries("C", 100)).extracting(ConsoleTimeline.Entry::kind).containsExactly("decision");
+		clock.now = T0.plus(Duration.ofMinutes(121 + 121));
+		assertThat(hours.entries("C", 100)).isEmpty();
+	}
+
+	@Test
 	void refusesAnEmptyRing() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new ConsoleTimeline(0, Clock.systemUTC(), (c) -> Duration.ofSeconds(10)))
 			.withMessage("size must be positive, was 0");
+	}
+
+	/** A clock a test moves. */
+	static final class MutableClock extends Clock {
+
+		volatile Instant now;
+
+		MutableClock(Instant now) {
+			this.now = now;
+		}
+
+		@Override
+		public java.time.ZoneId getZone() {
+			return ZoneOffset.UTC;
+		}
+
+		@Override
+		public Clock withZone(java.time.ZoneId zone) {
+			return this;
+		}
+
+		@Override
+		public Instant instant() {
+			return this.now;
+		}
+
 	}
 
 	static Decision refusedBy(String holder, Instant at) {

@@ -115,6 +115,12 @@ class ConsoleTwoInstancesBrowserTests {
 		assertThat(held.findElement(By.cssSelector("details.timeline")).getText()).contains("this instance now holds it");
 		Chromium.screenshot(this.browser, "holder", 1100, 1000);
 		Chromium.screenshot(this.browser, "narrow", 400, 1000);
+		// readable in a narrow window: the page never scrolls sideways (wide tables scroll inside their own box)
+		this.browser.manage().window().setSize(new org.openqa.selenium.Dimension(400, 1000));
+		held.findElement(By.cssSelector("details.timeline summary")).getText(); // still there after the resize
+		Object overflow = ((org.openqa.selenium.JavascriptExecutor) this.browser)
+			.executeScript("return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+		assertThat(((Number) overflow).intValue()).as("sideways overflow of the page at 400 px, in px").isLessThanOrEqualTo(0);
 		this.browser.manage().window().setSize(new org.openqa.selenium.Dimension(1200, 1000));
 	}
 

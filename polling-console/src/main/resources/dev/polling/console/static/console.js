@@ -25,7 +25,8 @@ function duration(millis) {
   const s = Math.round(millis / 1000);
   if (s < 120) return `${s} s`;
   if (s < 7200) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  const minutes = Math.floor((s % 3600) / 60);
+  return `${Math.floor(s / 3600)} h${minutes ? ` ${minutes} min` : ''}`;
 }
 
 function time(iso) {
@@ -179,7 +180,7 @@ function renderCluster(c, state) {
         el('td', { class: 'peer-state' }, p.state + (p.fault ? ` (${p.fault})` : '') + (p.holding ? ', holding' : '')),
         el('td', {}, p.instanceId || '–'), el('td', {}, p.elapsedMillis != null ? `${duration(p.elapsedMillis)} ago` : '–'),
         el('td', {}, p.detail || ''))))));
-  const timeline = el('details', { class: 'timeline' }, el('summary', {}, `Timeline (${c.timeline.length} latest on this instance)`),
+  const timeline = el('details', { class: 'timeline' }, el('summary', {}, `Timeline (${c.timeline.length} latest of the last ${duration(state.timelineRetentionMillis)} on this instance)`),
     el('div', { class: 'table-wrap' }, el('table', {},
       el('thead', {}, el('tr', {}, ['When', 'What', 'Detail'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, c.timeline.map((t) => el('tr', { 'data-kind': t.kind },
