@@ -78,6 +78,8 @@ public final class StartupProbe {
 	private static Map<String, Object> properties(boolean with, int jmxPort) throws IOException {
 		Map<String, Object> p = new LinkedHashMap<>();
 		p.put("spring.main.banner-mode", "off");
+		// no web server: the module has Spring MVC for ConsoleBenchmark; this harness measures a plain application
+		p.put("spring.main.web-application-type", "none");
 		p.put("logging.level.root", "WARN");
 		p.put("spring.datasource.url", "jdbc:h2:mem:startup;DB_CLOSE_DELAY=-1");
 		p.put("spring.datasource.username", "sa");

@@ -40,9 +40,12 @@ public final class DeliverySection implements ConsoleSection {
 
 	private final PollingValueSanitizer sanitizer;
 
+	private final StatsCache<List<DeliveryStats>> stats;
+
 	public DeliverySection(DeliveryGuard guard, PollingValueSanitizer sanitizer) {
 		this.guard = guard;
 		this.sanitizer = sanitizer;
+		this.stats = new StatsCache<>(() -> guard.admin().stats());
 	}
 
 	@Override
@@ -53,7 +56,7 @@ public final class DeliverySection implements ConsoleSection {
 	@Override
 	public View view(boolean shown) {
 		List<Map<String, Object>> stats = new ArrayList<>();
-		for (DeliveryStats s : this.guard.admin().stats()) {
+		for (DeliveryStats s : this.stats.get()) {
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("destination", s.destination());
 			row.put("pending", s.pending());
@@ -99,7 +102,7 @@ public final class DeliverySection implements ConsoleSection {
 	@Override
 	public String fingerprint() {
 		StringBuilder text = new StringBuilder();
-		for (DeliveryStats s : this.guard.admin().stats()) {
+		for (DeliveryStats s : this.stats.get()) {
 			text.append(s.destination()).append(s.pending()).append('/').append(s.failed()).append('/').append(s.inDoubt())
 				.append('/').append(s.dead()).append(';');
 		}
@@ -129,6 +132,7 @@ public final class DeliverySection implements ConsoleSection {
 			case "resend" -> this.guard.admin().resolve(deliveryId, Resolution.RESEND);
 			default -> this.guard.admin().retryDead(deliveryId);
 		};
+		this.stats.forget();
 		if (!done) {
 			return new Outcome(409, "Delivery " + deliveryId + " is no longer " + needed + " (acted on meanwhile); nothing changed",
 					List.of());

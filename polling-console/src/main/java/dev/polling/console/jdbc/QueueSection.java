@@ -39,9 +39,12 @@ public final class QueueSection implements ConsoleSection {
 
 	private final PollingValueSanitizer sanitizer;
 
+	private final StatsCache<List<QueueStats>> stats;
+
 	public QueueSection(WorkQueue queue, PollingValueSanitizer sanitizer) {
 		this.queue = queue;
 		this.sanitizer = sanitizer;
+		this.stats = new StatsCache<>(() -> queue.admin().stats());
 	}
 
 	@Override
@@ -52,7 +55,7 @@ public final class QueueSection implements ConsoleSection {
 	@Override
 	public View view(boolean shown) {
 		List<Map<String, Object>> stats = new ArrayList<>();
-		for (QueueStats s : this.queue.admin().stats()) {
+		for (QueueStats s : this.stats.get()) {
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("queue", s.queue());
 			row.put("ready", s.ready());
@@ -87,7 +90,7 @@ public final class QueueSection implements ConsoleSection {
 	@Override
 	public String fingerprint() {
 		StringBuilder text = new StringBuilder();
-		for (QueueStats s : this.queue.admin().stats()) {
+		for (QueueStats s : this.stats.get()) {
 			text.append(s.queue()).append(s.ready()).append('/').append(s.inProgress()).append('/').append(s.failed()).append('/')
 				.append(s.dead()).append(';');
 		}
@@ -113,6 +116,7 @@ public final class QueueSection implements ConsoleSection {
 					+ ", not DEAD: only dead messages can be retried or discarded; nothing changed", List.of());
 		}
 		boolean done = action.equals("retry") ? this.queue.admin().retry(messageId) : this.queue.admin().discard(messageId);
+		this.stats.forget();
 		if (!done) {
 			return new Outcome(409, "Message " + messageId + " is no longer DEAD (retried or discarded meanwhile); nothing changed",
 					List.of());
