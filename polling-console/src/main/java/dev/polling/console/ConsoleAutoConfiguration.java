@@ -18,8 +18,10 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.boot.autoconfigure.jdbc.PollingJdbcSchemaInitializer;
 import dev.polling.console.jdbc.DeliverySection;
 import dev.polling.console.jdbc.QueueSection;
+import dev.polling.console.jdbc.SchemaVersionCheck;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.queue.WorkQueue;
@@ -48,9 +50,10 @@ public final class ConsoleAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ConsoleEndpoint pollingConsoleEndpoint(PollingManager manager, ConsoleTimeline timeline, ConsoleProperties properties,
-			ObjectProvider<SanitizingFunction> sanitizingFunctions, ObjectProvider<ConsoleSection> sections) {
+			ObjectProvider<SanitizingFunction> sanitizingFunctions, ObjectProvider<ConsoleSection> sections,
+			ObjectProvider<ConsoleProblemSource> problemSources) {
 		return new ConsoleEndpoint(manager, timeline, properties, sanitizer(properties, sanitizingFunctions), Clock.systemUTC(),
-				sections.orderedStream().toList());
+				sections.orderedStream().toList(), problemSources.orderedStream().toList());
 	}
 
 	static PollingValueSanitizer sanitizer(ConsoleProperties properties, ObjectProvider<SanitizingFunction> sanitizingFunctions) {
@@ -77,6 +80,13 @@ public final class ConsoleAutoConfiguration {
 		DeliverySection pollingConsoleDeliverySection(DeliveryGuard guard, ConsoleProperties properties,
 				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
 			return new DeliverySection(guard, sanitizer(properties, sanitizingFunctions));
+		}
+
+		@Bean
+		@ConditionalOnBean(PollingJdbcSchemaInitializer.class)
+		@ConditionalOnMissingBean
+		SchemaVersionCheck pollingConsoleSchemaVersionCheck(PollingJdbcSchemaInitializer schema) {
+			return new SchemaVersionCheck(schema.dataSource(), schema.tables());
 		}
 
 	}

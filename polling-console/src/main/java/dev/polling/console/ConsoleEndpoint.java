@@ -76,6 +76,8 @@ public class ConsoleEndpoint {
 
 	private final List<ConsoleSection> sections;
 
+	private final List<ConsoleProblemSource> problemSources;
+
 	/**
 	 * Creates the endpoint.
 	 * @param manager the polling manager whose clusters it shows and acts on
@@ -87,6 +89,22 @@ public class ConsoleEndpoint {
 	 */
 	public ConsoleEndpoint(PollingManager manager, ConsoleTimeline timeline, ConsoleProperties properties,
 			PollingValueSanitizer sanitizer, Clock clock, List<ConsoleSection> sections) {
+		this(manager, timeline, properties, sanitizer, clock, sections, List.of());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param manager the polling manager whose clusters it shows and acts on
+	 * @param timeline what happened to the clusters
+	 * @param properties the console's settings
+	 * @param sanitizer what it shows of error texts and decision details
+	 * @param clock the time
+	 * @param sections the database parts shown besides the clusters (work queue, delivery guard), if any
+	 * @param problemSources further problems (e.g. the schema version of polling's tables)
+	 */
+	public ConsoleEndpoint(PollingManager manager, ConsoleTimeline timeline, ConsoleProperties properties,
+			PollingValueSanitizer sanitizer, Clock clock, List<ConsoleSection> sections, List<ConsoleProblemSource> problemSources) {
+		this.problemSources = List.copyOf(problemSources);
 		this.manager = manager;
 		this.timeline = timeline;
 		this.properties = properties;
@@ -274,6 +292,15 @@ public class ConsoleEndpoint {
 				problems.add(new ConsoleProblems.Problem("error", section.kind(), "section-unavailable",
 						"Could not read the " + section.kind() + ": " + this.sanitizer.sanitize("detail", ex.getMessage(), shown),
 						"Check the database connection and the schema (see the application's log and /actuator/health)."));
+			}
+		}
+		for (ConsoleProblemSource source : this.problemSources) {
+			try {
+				problems.addAll(source.problems());
+			}
+			catch (RuntimeException ex) {
+				// a broken source must not hide the page
+				logger.debug("Polling console: a problem source failed", ex);
 			}
 		}
 		String refusal = refusal(securityContext);

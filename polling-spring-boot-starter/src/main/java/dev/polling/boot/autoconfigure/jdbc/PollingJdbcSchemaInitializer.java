@@ -64,6 +64,22 @@ public final class PollingJdbcSchemaInitializer implements InitializingBean {
 		return this.initialized;
 	}
 
+	/**
+	 * The data source of polling's tables.
+	 * @return the data source
+	 */
+	public DataSource dataSource() {
+		return this.dataSource;
+	}
+
+	/**
+	 * The names of polling's tables.
+	 * @return the names
+	 */
+	public TableNames tables() {
+		return this.tables;
+	}
+
 	private boolean initialize() {
 		if (this.mode == DatabaseInitializationMode.NEVER) {
 			verify();
