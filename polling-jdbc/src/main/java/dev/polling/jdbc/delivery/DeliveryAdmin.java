@@ -2,9 +2,11 @@ package dev.polling.jdbc.delivery;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,12 +16,14 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.jdbc.BulkRetry;
+import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -36,6 +40,12 @@ public final class DeliveryAdmin {
 	private static final Logger logger = LoggerFactory.getLogger(DeliveryAdmin.class);
 
 	private static final String UNDELIVERED = "'PENDING', 'SENDING', 'FAILED', 'IN_DOUBT', 'DEAD'";
+
+	/** Messages per statement of a bulk retry (bind parameters of an IN list). */
+	private static final int BULK_CHUNK = 500;
+
+	private static final String COLUMNS = "id, destination, idempotency_key, state, attempts, max_attempts, created_at, "
+			+ "last_error";
 
 	private final DataSource dataSource;
 
@@ -89,40 +99,71 @@ public final class DeliveryAdmin {
 	}
 
 	/**
-	 * Messages in a state, oldest first.
+	 * Messages in a state, oldest first: the first page of {@link #entries(DeliveryQuery)} without
+	 * filters.
 	 * @param state the state
 	 * @param limit the most entries, 1 to 1000
 	 * @return the entries
+	 * @throws NullPointerException if {@code state} is null
+	 * @throws IllegalArgumentException if {@code limit} is out of range
 	 */
 	public List<DeliveryEntry> entries(DeliveryState state, int limit) {
-		Objects.requireNonNull(state, "state must not be null");
-		if (limit < 1 || limit > 1000) {
-			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
-		}
-		String fetch = DialectSql.limit(this.dialect, "?");
-		return query("SELECT id, destination, idempotency_key, state, attempts, max_attempts, created_at, last_error FROM "
-				+ this.table + " WHERE state = ? ORDER BY id" + fetch, state.name(), limit);
+		return entries(new DeliveryQuery(state, null, null, 0, limit));
+	}
+
+	/**
+	 * One page of outgoing messages: those in the query's state, to its destination and with its
+	 * idempotency key if it names them, with an id greater than its {@code afterId}, by id ascending,
+	 * at most its limit. One bounded statement per call (no offset); the next page is
+	 * {@code entries(query.next(page))}. Messages stored while an operator pages get greater ids and
+	 * show up on later pages; a message that enters the state after its id was passed is not listed
+	 * again.
+	 * @param query the state, filters and page
+	 * @return the page, possibly empty
+	 * @throws NullPointerException if {@code query} is null
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public List<DeliveryEntry> entries(DeliveryQuery query) {
+		Objects.requireNonNull(query, "query must not be null: pass e.g. DeliveryQuery.of(DeliveryState.IN_DOUBT)");
+		return query(entriesSql(query), (statement) -> {
+			int index = 1;
+			statement.setString(index++, query.state().name());
+			if (query.destination() != null) {
+				statement.setString(index++, query.destination());
+			}
+			if (query.idempotencyKey() != null) {
+				statement.setString(index++, query.idempotencyKey());
+			}
+			statement.setLong(index++, query.afterId());
+			statement.setInt(index, query.limit());
+		});
+	}
+
+	/** The SQL of {@link #entries(DeliveryQuery)} for a query, for plan checks. */
+	String entriesSql(DeliveryQuery query) {
+		return "SELECT " + COLUMNS + " FROM " + this.table + " WHERE state = ?"
+				+ ((query.destination() != null) ? " AND destination = ?" : "")
+				+ ((query.idempotencyKey() != null) ? " AND idempotency_key = ?" : "") + " AND id > ? ORDER BY id"
+				+ DialectSql.limit(this.dialect, "?");
 	}
 
 	/**
 	 * One message.
 	 * @param id the id
 	 * @return the message, if it exists
+	 * @throws DataAccessFailure if the database fails
 	 */
 	public Optional<DeliveryEntry> entry(long id) {
-		return query("SELECT id, destination, idempotency_key, state, attempts, max_attempts, created_at, last_error FROM "
-				+ this.table + " WHERE id = ?", null, id).stream().findFirst();
+		return query("SELECT " + COLUMNS + " FROM " + this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id))
+			.stream()
+			.findFirst();
 	}
 
-	private List<DeliveryEntry> query(String sql, @Nullable String state, long number) {
+	private List<DeliveryEntry> query(String sql, Binder binder) {
 		return Sql.inTransaction(this.dataSource, "read deliveries of " + this.table, (connection) -> {
 			List<DeliveryEntry> entries = new ArrayList<>();
 			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				int index = 1;
-				if (state != null) {
-					statement.setString(index++, state);
-				}
-				statement.setLong(index, number);
+				binder.bind(statement);
 				try (ResultSet result = statement.executeQuery()) {
 					while (result.next()) {
 						entries.add(new DeliveryEntry(result.getLong(1), result.getString(2), result.getString(3),
@@ -166,6 +207,93 @@ public final class DeliveryAdmin {
 	}
 
 	/**
+	 * The number of DEAD messages of a destination: what an operator confirms before
+	 * {@link #retryAllDead(String, long)}.
+	 * @param destination the destination (exact)
+	 * @return the count
+	 * @throws NullPointerException if {@code destination} is null
+	 * @throws IllegalArgumentException if {@code destination} could not be a destination's name
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public long countDead(String destination) {
+		checkDestination(destination);
+		return Sql.inTransaction(this.dataSource, "count the dead deliveries to '" + destination + "' in " + this.table,
+				(connection) -> {
+					try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM " + this.table
+							+ " WHERE destination = ? AND state = 'DEAD'")) {
+						statement.setString(1, destination);
+						try (ResultSet result = statement.executeQuery()) {
+							result.next();
+							return result.getLong(1);
+						}
+					}
+				});
+	}
+
+	/**
+	 * Operator action: sends every DEAD message of one destination again as {@link #retryDead(long)}
+	 * does (PENDING, fresh attempts, same idempotency keys), in one transaction, only if their number
+	 * is the one the operator confirmed ({@link #countDead(String)}). The transaction first locks the
+	 * destination's DEAD messages and counts them; if the count differs, nothing is changed and the
+	 * result says so, with the new count. Other destinations are never touched; IN_DOUBT messages
+	 * are not DEAD and are left to {@link #resolve}.
+	 * @param destination the destination (exact)
+	 * @param confirmedCount the number of DEAD messages the operator confirmed, 0 or more
+	 * @return what was done; {@link BulkRetry#applied()} is {@code false} if the count had changed
+	 * @throws NullPointerException if {@code destination} is null
+	 * @throws IllegalArgumentException if {@code destination} could not be a destination's name or
+	 * {@code confirmedCount} is negative
+	 * @throws DataAccessFailure if the database fails (nothing is retried then)
+	 */
+	public BulkRetry retryAllDead(String destination, long confirmedCount) {
+		checkDestination(destination);
+		if (confirmedCount < 0) {
+			throw new IllegalArgumentException("confirmedCount must be 0 or more but was " + confirmedCount
+					+ ": pass the count of countDead(destination) the operator confirmed");
+		}
+		BulkRetry result = Sql.inTransaction(this.dataSource, "retry the dead deliveries to '" + destination + "' in "
+				+ this.table, (connection) -> {
+					List<Long> ids = new ArrayList<>();
+					try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table
+							+ " WHERE destination = ? AND state = 'DEAD' ORDER BY id FOR UPDATE")) {
+						statement.setString(1, destination);
+						try (ResultSet rows = statement.executeQuery()) {
+							while (rows.next()) {
+								ids.add(rows.getLong(1));
+							}
+						}
+					}
+					if (ids.size() != confirmedCount) {
+						return new BulkRetry(confirmedCount, ids.size(), 0);
+					}
+					long retried = 0;
+					for (int from = 0; from < ids.size(); from += BULK_CHUNK) {
+						List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + BULK_CHUNK));
+						try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
+								+ " SET state = 'PENDING', attempts = 0, finished_at = NULL, fence = fence + 1, "
+								+ "available_at = " + this.time.now() + " WHERE id IN ("
+								+ String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND state = 'DEAD'")) {
+							for (int i = 0; i < chunk.size(); i++) {
+								statement.setLong(i + 1, chunk.get(i));
+							}
+							retried += statement.executeUpdate();
+						}
+					}
+					if (retried != ids.size()) {
+						// cannot happen while the rows are locked; never commit a different set
+						throw new IllegalStateException("Retried " + retried + " of the " + ids.size()
+								+ " locked dead deliveries to '" + destination + "' in " + this.table + "; rolled back");
+					}
+					return new BulkRetry(confirmedCount, ids.size(), retried);
+				});
+		if (result.applied()) {
+			logger.info("{} dead deliveries to '{}' in {} sent again by an operator", result.retried(), destination,
+					this.table);
+		}
+		return result;
+	}
+
+	/**
 	 * Deletes DELIVERED messages finished longer ago than the retention, in batches of 1000.
 	 * @param retention how long delivered messages are kept
 	 * @return how many were deleted
@@ -194,6 +322,18 @@ public final class DeliveryAdmin {
 				return statement.executeUpdate();
 			}
 		});
+	}
+
+	private static void checkDestination(String destination) {
+		Arguments.key("destination", destination, DeliveryGuard.MAX_DESTINATION_LENGTH,
+				"pass the name of the destination, at most " + DeliveryGuard.MAX_DESTINATION_LENGTH + " characters");
+	}
+
+	@FunctionalInterface
+	private interface Binder {
+
+		void bind(PreparedStatement statement) throws SQLException;
+
 	}
 
 }

@@ -72,6 +72,24 @@ public final class Arguments {
 	}
 
 	/**
+	 * Checks the keyset paging arguments of an operator's listing: {@code afterId} 0 or more,
+	 * {@code limit} 1 to {@code maxLimit}.
+	 * @param afterId only rows with a greater id
+	 * @param limit the most rows of the page
+	 * @param maxLimit the largest page
+	 */
+	public static void page(long afterId, int limit, int maxLimit) {
+		if (afterId < 0) {
+			throw new IllegalArgumentException("afterId must be 0 (the first page) or the last id of the previous page "
+					+ "but was " + afterId + ": pass 0 to start from the beginning");
+		}
+		if (limit < 1 || limit > maxLimit) {
+			throw new IllegalArgumentException("limit must be between 1 and " + maxLimit + " but was " + limit
+					+ ": list more in several pages (afterId = the last id of the previous page)");
+		}
+	}
+
+	/**
 	 * Describes a failure for the {@code last_error} column: exception class and message, without
 	 * stack trace, cut to {@code maxLength} characters.
 	 * @param failure the failure

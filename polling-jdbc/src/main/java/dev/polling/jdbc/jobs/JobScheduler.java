@@ -88,6 +88,8 @@ public final class JobScheduler {
 
 	private final Backoff backoff;
 
+	private final JobAdmin admin;
+
 	private JobScheduler(Builder builder, Dialect dialect) {
 		this.dataSource = builder.dataSource;
 		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
@@ -96,6 +98,7 @@ public final class JobScheduler {
 		this.time = new DatabaseTime(dialect);
 		this.table = this.tables.job();
 		this.backoff = builder.backoff;
+		this.admin = new JobAdmin(this, this.dataSource, dialect, this.time, this.table);
 	}
 
 	/**
@@ -617,6 +620,14 @@ public final class JobScheduler {
 
 	private void release(Connection connection) {
 		Sql.release(this.connections, connection, this.table);
+	}
+
+	/**
+	 * The operator's side of this scheduler: overdue jobs, listings, one job, requeue.
+	 * @return the admin
+	 */
+	public JobAdmin admin() {
+		return this.admin;
 	}
 
 	/** The tables this scheduler uses. */

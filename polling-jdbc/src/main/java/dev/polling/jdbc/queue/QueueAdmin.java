@@ -19,10 +19,12 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.jdbc.BulkRetry;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -37,6 +39,9 @@ import dev.polling.jdbc.queue.WorkQueue.Binder;
 public final class QueueAdmin {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
+
+	/** Messages per statement of a bulk retry (bind parameters of an IN list). */
+	private static final int BULK_CHUNK = 500;
 
 	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
 
@@ -104,19 +109,53 @@ public final class QueueAdmin {
 	}
 
 	/**
-	 * Messages in a state, oldest first.
+	 * Messages in a state, oldest first: the first page of {@link #entries(QueueQuery)} without
+	 * filters.
 	 * @param state the state
 	 * @param limit the most entries, 1 to 1000
 	 * @return the entries
+	 * @throws NullPointerException if {@code state} is null
+	 * @throws IllegalArgumentException if {@code limit} is out of range
 	 */
 	public List<QueueEntry> entries(MessageState state, int limit) {
-		Objects.requireNonNull(state, "state must not be null");
-		checkLimit(limit);
-		return query("SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
-				+ this.table + " WHERE state = ? ORDER BY id" + limit(), (statement) -> {
-					statement.setString(1, state.name());
-					statement.setInt(2, limit);
-				});
+		return entries(new QueueQuery(state, null, null, 0, limit));
+	}
+
+	/**
+	 * One page of messages: those in the query's state, of its queue and business key if it names
+	 * them, with an id greater than its {@code afterId}, by id ascending, at most its limit. One
+	 * bounded statement per call (no offset); the next page is {@code entries(query.next(page))}.
+	 * Messages enqueued while an operator pages get greater ids and show up on later pages; a message
+	 * that enters the state after its id was passed is not listed again.
+	 * @param query the state, filters and page
+	 * @return the page, possibly empty
+	 * @throws NullPointerException if {@code query} is null
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public List<QueueEntry> entries(QueueQuery query) {
+		Objects.requireNonNull(query, "query must not be null: pass e.g. QueueQuery.of(MessageState.DEAD)");
+		String sql = entriesSql(query);
+		return query(sql, (statement) -> {
+			int index = 1;
+			statement.setString(index++, query.state().name());
+			if (query.queue() != null) {
+				statement.setString(index++, query.queue());
+			}
+			if (query.businessKey() != null) {
+				statement.setString(index++, query.businessKey());
+			}
+			statement.setLong(index++, query.afterId());
+			statement.setInt(index, query.limit());
+		});
+	}
+
+	/**
+	 * The SQL of {@link #entries(QueueQuery)} for a query, for plan checks.
+	 */
+	String entriesSql(QueueQuery query) {
+		return "SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
+				+ this.table + " WHERE state = ?" + ((query.queue() != null) ? " AND queue = ?" : "")
+				+ ((query.businessKey() != null) ? " AND business_key = ?" : "") + " AND id > ? ORDER BY id" + limit();
 	}
 
 	/**
@@ -148,21 +187,37 @@ public final class QueueAdmin {
 
 	/**
 	 * Business keys whose oldest open message is FAILED or DEAD, oldest first, with how many younger
-	 * messages wait behind it.
+	 * messages wait behind it: the first page of {@link #blockedKeys(long, int)}.
 	 * @param limit the most keys, 1 to 1000
 	 * @return the blocked keys
+	 * @throws IllegalArgumentException if {@code limit} is out of range
 	 */
 	public List<BlockedKey> blockedKeys(int limit) {
-		checkLimit(limit);
+		return blockedKeys(0, limit);
+	}
+
+	/**
+	 * One page of the business keys whose oldest open message (the key's head) is FAILED or DEAD,
+	 * by the head's id ascending, with how many younger messages wait behind it ("stuck keys").
+	 * @param afterHeadId only keys whose head has a greater id: 0 for the first page, else the
+	 * {@link BlockedKey#headId()} of the last key of the previous page
+	 * @param limit the most keys, 1 to 1000
+	 * @return the page, possibly empty
+	 * @throws IllegalArgumentException if {@code afterHeadId} is negative or {@code limit} out of range
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public List<BlockedKey> blockedKeys(long afterHeadId, int limit) {
+		Arguments.page(afterHeadId, limit, QueueQuery.MAX_LIMIT);
 		// a FAILED or DEAD message with a key is its key's head; the key's row counts the others
 		String sql = "SELECT h.queue, h.business_key, h.id, h.state, h.attempts, h.last_error, k.open_count - 1 FROM "
 				+ this.table + " h JOIN " + this.tables.queueKey() + " k ON k.queue = h.queue AND k.business_key = "
-				+ "h.business_key WHERE h.state IN ('FAILED', 'DEAD') AND h.business_key IS NOT NULL ORDER BY h.id"
-				+ limit();
+				+ "h.business_key WHERE h.state IN ('FAILED', 'DEAD') AND h.business_key IS NOT NULL AND h.id > ? "
+				+ "ORDER BY h.id" + limit();
 		return Sql.inTransaction(this.dataSource, "list the blocked keys of " + this.table, (connection) -> {
 			List<BlockedKey> keys = new ArrayList<>();
 			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				statement.setInt(1, limit);
+				statement.setLong(1, afterHeadId);
+				statement.setInt(2, limit);
 				try (ResultSet result = statement.executeQuery()) {
 					while (result.next()) {
 						keys.add(new BlockedKey(result.getString(1), result.getString(2), result.getLong(3),
@@ -211,6 +266,108 @@ public final class QueueAdmin {
 		catch (SQLException ex) {
 			throw new DataAccessFailure("Could not retry dead message " + id + " in " + this.table, ex);
 		}
+	}
+
+	/**
+	 * The number of DEAD messages of a queue: what an operator confirms before
+	 * {@link #retryAllDead(String, long)}.
+	 * @param queue the queue name (exact)
+	 * @return the count
+	 * @throws NullPointerException if {@code queue} is null
+	 * @throws IllegalArgumentException if {@code queue} could not be a queue's name
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public long countDead(String queue) {
+		checkQueue(queue);
+		return Sql.inTransaction(this.dataSource, "count the dead messages of queue '" + queue + "' in " + this.table,
+				(connection) -> {
+					try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM " + this.table
+							+ " WHERE queue = ? AND state = 'DEAD'")) {
+						statement.setString(1, queue);
+						try (ResultSet result = statement.executeQuery()) {
+							result.next();
+							return result.getLong(1);
+						}
+					}
+				});
+	}
+
+	/**
+	 * Operator action: retries every DEAD message of one queue as {@link #retry(long)} does (fresh
+	 * attempts, NEW, the job of each DISPATCHED again), in one transaction, only if their number is
+	 * the one the operator confirmed ({@link #countDead(String)}). The transaction first locks the
+	 * queue's DEAD messages and counts them; if the count differs (a message died, or was retried or
+	 * discarded, since the operator saw the count), nothing is changed and the result says so, with
+	 * the new count. Messages of other queues are never touched; a message that dies while this runs
+	 * stays DEAD.
+	 * @param queue the queue name (exact)
+	 * @param confirmedCount the number of DEAD messages the operator confirmed, 0 or more
+	 * @return what was done; {@link BulkRetry#applied()} is {@code false} if the count had changed
+	 * @throws NullPointerException if {@code queue} is null
+	 * @throws IllegalArgumentException if {@code queue} could not be a queue's name or
+	 * {@code confirmedCount} is negative
+	 * @throws DataAccessFailure if the database fails (nothing is retried then)
+	 */
+	public BulkRetry retryAllDead(String queue, long confirmedCount) {
+		checkQueue(queue);
+		if (confirmedCount < 0) {
+			throw new IllegalArgumentException("confirmedCount must be 0 or more but was " + confirmedCount
+					+ ": pass the count of countDead(queue) the operator confirmed");
+		}
+		BulkRetry result = Sql.inTransaction(this.dataSource, "retry the dead messages of queue '" + queue + "' in "
+				+ this.table, (connection) -> {
+					List<Long> ids = new ArrayList<>();
+					try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table
+							+ " WHERE queue = ? AND state = 'DEAD' ORDER BY id FOR UPDATE")) {
+						statement.setString(1, queue);
+						try (ResultSet rows = statement.executeQuery()) {
+							while (rows.next()) {
+								ids.add(rows.getLong(1));
+							}
+						}
+					}
+					if (ids.size() != confirmedCount) {
+						return new BulkRetry(confirmedCount, ids.size(), 0);
+					}
+					long retried = 0;
+					for (int from = 0; from < ids.size(); from += BULK_CHUNK) {
+						List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + BULK_CHUNK));
+						retried += retryLocked(connection, chunk);
+					}
+					if (retried != ids.size()) {
+						// cannot happen while the rows are locked; never commit a different set
+						throw new IllegalStateException("Retried " + retried + " of the " + ids.size()
+								+ " locked dead messages of queue '" + queue + "' in " + this.table + "; rolled back");
+					}
+					return new BulkRetry(confirmedCount, ids.size(), retried);
+				});
+		if (result.applied()) {
+			logger.info("{} dead messages of queue '{}' in {} retried by an operator", result.retried(), queue, this.table);
+		}
+		return result;
+	}
+
+	private int retryLocked(Connection connection, List<Long> ids) throws SQLException {
+		String in = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
+		int updated;
+		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = 'NEW', "
+				+ "attempts = 0, fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
+				+ " WHERE id IN (" + in + ") AND state = 'DEAD'")) {
+			for (int i = 0; i < ids.size(); i++) {
+				statement.setLong(i + 1, ids.get(i));
+			}
+			updated = statement.executeUpdate();
+		}
+		// as WorkQueue.markJob(connection, id, "DISPATCHED", null) for each message
+		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = "
+				+ "'DISPATCHED', last_error = NULL, finished_at = " + this.time.now() + " WHERE message_id IN (" + in
+				+ ") AND state = 'FAILED'")) {
+			for (int i = 0; i < ids.size(); i++) {
+				statement.setLong(i + 1, ids.get(i));
+			}
+			statement.executeUpdate();
+		}
+		return updated;
 	}
 
 	/**
@@ -277,10 +434,9 @@ public final class QueueAdmin {
 		return DialectSql.limit(this.dialect, "?");
 	}
 
-	private static void checkLimit(int limit) {
-		if (limit < 1 || limit > 1000) {
-			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit);
-		}
+	private static void checkQueue(String queue) {
+		Arguments.key("queue", queue, WorkQueue.MAX_QUEUE_LENGTH,
+				"pass the name of the queue, at most " + WorkQueue.MAX_QUEUE_LENGTH + " characters");
 	}
 
 }

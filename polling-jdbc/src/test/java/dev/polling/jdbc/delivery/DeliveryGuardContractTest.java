@@ -1,9 +1,11 @@
 package dev.polling.jdbc.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.BulkRetry;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
@@ -269,6 +271,157 @@ abstract class DeliveryGuardContractTest extends DatabaseTest {
 		assertThat(guard.deliverDue(this.destination, 10)).isOne();
 		assertThat(this.sent).extracting(Delivery::idempotencyKey).containsExactly("k1", "k1");
 		assertThat(guard.admin().entry(id).orElseThrow().state()).isEqualTo(DeliveryState.DELIVERED);
+	}
+
+	// ---- operator listings and bulk actions (issue 30)
+
+	@Test
+	void pagesOfDeliveriesWalkEveryMatchingOneOnceWhileMoreAreStoredAndFilter() {
+		String other = this.destination + "-other";
+		DeliveryGuard guard = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
+			.destination(DeliveryDestination.of(other, recording()))
+			.build();
+		for (int i = 0; i < 12; i++) {
+			guard.store(this.destination, "page-" + i, "payload " + i);
+		}
+		guard.store(other, "page-0", "same key, other destination");
+		DeliveryAdmin admin = guard.admin();
+		DeliveryQuery query = DeliveryQuery.of(DeliveryState.PENDING).withDestination(this.destination).withLimit(5);
+		List<String> seen = new java.util.ArrayList<>();
+		List<Long> ids = new java.util.ArrayList<>();
+		List<DeliveryEntry> page;
+		int pages = 0;
+		do {
+			page = admin.entries(query);
+			assertThat(page).allSatisfy((entry) -> {
+				assertThat(entry.destination()).isEqualTo(this.destination);
+				assertThat(entry.state()).isEqualTo(DeliveryState.PENDING);
+			});
+			page.forEach((entry) -> {
+				seen.add(entry.idempotencyKey());
+				ids.add(entry.id());
+			});
+			query = query.next(page);
+			if (++pages <= 2) {
+				guard.store(this.destination, "added-" + pages, "stored while paging");
+			}
+		}
+		while (!page.isEmpty());
+		List<String> expected = new java.util.ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			expected.add("page-" + i);
+		}
+		expected.add("added-1");
+		expected.add("added-2");
+		assertThat(seen).as("no repeats, no gaps").containsExactlyElementsOf(expected);
+		assertThat(ids).isSorted();
+		assertThat(pages).as("14 in pages of 5, then an empty one").isEqualTo(4);
+
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.PENDING).withIdempotencyKey("page-0").withLimit(1000)))
+			.filteredOn((entry) -> entry.destination().startsWith(this.destination))
+			.extracting(DeliveryEntry::destination)
+			.containsExactly(this.destination, other);
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.PENDING).withDestination(other)))
+			.extracting(DeliveryEntry::idempotencyKey).containsExactly("page-0");
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.DEAD).withDestination(this.destination))).isEmpty();
+		assertThat(guard.deliverDue(this.destination, 100)).isEqualTo(14);
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.PENDING).withDestination(this.destination))).isEmpty();
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.DELIVERED).withDestination(this.destination)
+			.withIdempotencyKey("added-2"))).singleElement().satisfies((entry) -> {
+				assertThat(entry.lastError()).isNull();
+				assertThat(admin.entry(entry.id())).contains(entry);
+			});
+	}
+
+	@Test
+	void listingsAndBulkRetriesOfDeliveriesRefuseBadArgumentsNamingThem() {
+		DeliveryAdmin admin = guard("a", pool()).destination(DeliveryDestination.of(this.destination, recording()))
+			.build()
+			.admin();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> DeliveryQuery.of(DeliveryState.DEAD).withLimit(1001))
+			.withMessageContaining("limit must be between 1 and 1000 but was 1001");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> DeliveryQuery.of(DeliveryState.DEAD).withAfterId(-2))
+			.withMessageContaining("afterId")
+			.withMessageContaining("-2");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> DeliveryQuery.of(DeliveryState.DEAD).withDestination("d".repeat(101)))
+			.withMessageContaining("destination is 101 characters long, the limit is 100");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> DeliveryQuery.of(DeliveryState.DEAD).withIdempotencyKey(" key"))
+			.withMessageContaining("idempotencyKey ' key'")
+			.withMessageContaining("whitespace");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> DeliveryQuery.of(null))
+			.withMessageContaining("state must not be null");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.entries(DeliveryState.DEAD, 0))
+			.withMessageContaining("but was 0");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> admin.retryAllDead(this.destination, -1))
+			.withMessageContaining("confirmedCount must be 0 or more but was -1");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.countDead(" "))
+			.withMessageStartingWith("destination must not be blank");
+	}
+
+	/**
+	 * "Retry all dead of destination X" with the count the operator confirmed: refused, changing
+	 * nothing, when one more died since; then exactly that destination's DEAD messages are sent again
+	 * once each (same idempotency keys); the IN_DOUBT one and the other destination's are untouched.
+	 */
+	@Test
+	void aBulkRetryOfADestinationSendsItsDeadAgainOnlyWithTheConfirmedCount() {
+		String other = this.destination + "-other";
+		AtomicBoolean refuse = new AtomicBoolean(true);
+		DeliverySender sender = (delivery) -> {
+			this.sent.add(delivery);
+			if (delivery.payload().equals("unknown")) {
+				throw new IOException("read timed out");
+			}
+			if (refuse.get()) {
+				throw new NotDeliveredException("550 refused");
+			}
+		};
+		DeliveryGuard guard = guard("a", pool()).maxAttempts(1)
+			.destination(DeliveryDestination.of(this.destination, sender))
+			.destination(DeliveryDestination.of(other, sender))
+			.build();
+		for (int i = 0; i < 3; i++) {
+			guard.store(this.destination, "dead-" + i, "refused");
+		}
+		guard.store(this.destination, "doubt", "unknown");
+		guard.store(other, "dead-0", "refused");
+		guard.deliverDue(this.destination, 10);
+		guard.deliverDue(other, 10);
+		DeliveryAdmin admin = guard.admin();
+		long confirmed = admin.countDead(this.destination);
+		assertThat(confirmed).isEqualTo(3);
+		assertThat(admin.countDead(other)).isOne();
+		guard.store(this.destination, "dead-late", "refused");
+		guard.deliverDue(this.destination, 10);
+
+		BulkRetry refused = admin.retryAllDead(this.destination, confirmed);
+		assertThat(refused).isEqualTo(new BulkRetry(3, 4, 0));
+		assertThat(refused.applied()).isFalse();
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.DEAD).withDestination(this.destination)))
+			.extracting(DeliveryEntry::idempotencyKey).containsExactly("dead-0", "dead-1", "dead-2", "dead-late");
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.PENDING).withDestination(this.destination))).isEmpty();
+
+		refuse.set(false);
+		this.sent.clear();
+		assertThat(admin.retryAllDead(this.destination, 4)).isEqualTo(new BulkRetry(4, 4, 4));
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.PENDING).withDestination(this.destination)))
+			.allSatisfy((entry) -> assertThat(entry.attempts()).isZero())
+			.hasSize(4);
+		assertThat(guard.deliverDue(this.destination, 10)).isEqualTo(4);
+		assertThat(guard.deliverDue(this.destination, 10)).isZero();
+		assertThat(this.sent).extracting(Delivery::idempotencyKey)
+			.containsExactlyInAnyOrder("dead-0", "dead-1", "dead-2", "dead-late");
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.DELIVERED).withDestination(this.destination)))
+			.hasSize(4);
+		assertThat(admin.entries(DeliveryQuery.of(DeliveryState.IN_DOUBT).withDestination(this.destination)))
+			.extracting(DeliveryEntry::idempotencyKey).containsExactly("doubt");
+		assertThat(admin.countDead(other)).as("the other destination untouched").isOne();
+		assertThat(admin.retryAllDead(this.destination, 0).applied()).isTrue();
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package dev.polling.jdbc.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import java.sql.Connection;
 import java.time.Duration;
@@ -357,6 +358,142 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		// a's next tick finds b's fresh hold and runs no round
 		JobDispatcher.builder(scheduler, queue).hold(hold).build().tick();
 		assertThat(count("queue = 'fenced' AND state = 'SCHEDULED'")).isOne();
+	}
+
+	// ---- the operator's view (issue 30)
+
+	@Test
+	void theAdminListsPagesOfJobsByStateQueueAndBusinessIdAndShowsOne() {
+		JobScheduler scheduler = JobScheduler.create(pool());
+		JobAdmin admin = scheduler.admin();
+		List<Long> expected = new ArrayList<>();
+		for (int i = 0; i < 7; i++) {
+			expected.add(scheduler.schedule("admin-list", "b-" + i, Duration.ofHours(1), "job " + i));
+		}
+		long elsewhere = scheduler.schedule("admin-list-other", "b-3", Duration.ofHours(1), "other queue");
+		JobQuery query = JobQuery.of(JobState.SCHEDULED).withQueue("admin-list").withLimit(3);
+		List<Long> seen = new ArrayList<>();
+		List<JobEntry> page;
+		int pages = 0;
+		do {
+			page = admin.entries(query);
+			assertThat(page).allSatisfy((entry) -> {
+				assertThat(entry.queue()).isEqualTo("admin-list");
+				assertThat(entry.state()).isEqualTo(JobState.SCHEDULED);
+			});
+			page.forEach((entry) -> seen.add(entry.id()));
+			query = query.next(page);
+			if (++pages == 1) {
+				expected.add(scheduler.schedule("admin-list", "b-added", Duration.ofHours(1), "added while paging"));
+			}
+		}
+		while (!page.isEmpty());
+		assertThat(seen).as("no repeats, no gaps, by id").containsExactlyElementsOf(expected).isSorted();
+		assertThat(pages).as("8 jobs in pages of 3, then an empty one").isEqualTo(4);
+		assertThat(admin.entries(JobQuery.of(JobState.SCHEDULED).withBusinessId("b-3").withLimit(1000)))
+			.filteredOn((entry) -> entry.queue().startsWith("admin-list"))
+			.extracting(JobEntry::id)
+			.containsExactly(expected.get(3), elsewhere);
+		assertThat(admin.entries(JobQuery.of(JobState.SCHEDULED).withQueue("admin-list").withBusinessId("b-3")))
+			.extracting(JobEntry::id).containsExactly(expected.get(3));
+		assertThat(admin.entry(expected.get(3))).hasValueSatisfying((job) -> {
+			assertThat(job.businessId()).isEqualTo("b-3");
+			assertThat(job.state()).isEqualTo(JobState.SCHEDULED);
+			assertThat(Duration.between(job.createdAt(), job.dueAt())).isBetween(Duration.ofMinutes(59), Duration.ofMinutes(61));
+			assertThat(job.attempts()).isZero();
+			assertThat(job.messageId()).isNull();
+			assertThat(job.dispatchedAt()).isNull();
+			assertThat(job.nextAttemptAt()).isNull();
+			assertThat(job.lastError()).isNull();
+		});
+		assertThat(admin.entry(-1)).isEmpty();
+		assertThat(scheduler.cancel("admin-list", "b-0")).isOne();
+		assertThat(admin.entries(JobQuery.of(JobState.CANCELLED).withQueue("admin-list")))
+			.extracting(JobEntry::id).containsExactly(expected.get(0));
+		assertThat(admin.entries(JobQuery.of(JobState.SCHEDULED).withQueue("admin-list"))).hasSize(7);
+
+		JobQuery valid = JobQuery.of(JobState.FAILED);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> valid.withLimit(0))
+			.withMessageContaining("limit must be between 1 and 1000 but was 0");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> valid.withAfterId(-1))
+			.withMessageContaining("afterId").withMessageContaining("-1");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> valid.withQueue("q".repeat(101)))
+			.withMessageContaining("queue is 101 characters long");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> valid.withBusinessId(""))
+			.withMessageStartingWith("businessId must not be blank");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> JobQuery.of(null))
+			.withMessageContaining("state must not be null");
+		for (int i = 0; i < 7; i++) {
+			scheduler.cancel("admin-list", "b-" + i);
+		}
+		scheduler.cancel("admin-list", "b-added");
+		scheduler.cancel("admin-list-other", "b-3");
+	}
+
+	/**
+	 * Overdue: a SCHEDULED job due longer ago than the grace (the dispatcher is not running or not
+	 * keeping up); dispatching it ends that. Its handler failing for good makes it FAILED, listed
+	 * for the operator, who requeues it through the admin.
+	 */
+	@Test
+	void theAdminCountsOverdueJobsWithTheOldestDueTimeAndRequeuesAFailedOne() {
+		drainDueJobs();
+		JobScheduler scheduler = JobScheduler.create(pool());
+		JobAdmin admin = scheduler.admin();
+		WorkQueue queue = WorkQueue.builder(pool()).instanceId("worker").maxAttempts(1).build();
+		Duration grace = Duration.ofHours(1);
+		JobOverview before = admin.stats(grace);
+		long beforeLongGrace = admin.stats(Duration.ofDays(4)).overdue();
+		java.time.Instant threeDaysAgo = java.time.Instant.now().minus(Duration.ofDays(3));
+		long old = scheduler.schedule("admin-overdue", "old", threeDaysAgo, "late");
+		long recent = scheduler.schedule("admin-overdue", "recent", java.time.Instant.now().minus(Duration.ofMinutes(10)), "due");
+		long future = scheduler.schedule("admin-overdue", "future", Duration.ofHours(1), "not yet");
+
+		JobOverview after = admin.stats(grace);
+		assertThat(after.grace()).isEqualTo(grace);
+		assertThat(after.overdue() - before.overdue()).as("only the job due 3 days ago").isOne();
+		assertThat(after.oldestOverdueDueAt()).isCloseTo(threeDaysAgo, org.assertj.core.api.Assertions.within(1,
+				java.time.temporal.ChronoUnit.MILLIS));
+		assertThat(after.oldestOverdueAge()).isBetween(Duration.ofDays(3).minusMinutes(5), Duration.ofDays(3).plusMinutes(5));
+		assertThat(after.counts().scheduled() - before.counts().scheduled()).isEqualTo(3);
+		assertThat(after.counts().dueBacklog() - before.counts().dueBacklog()).isEqualTo(2);
+		assertThat(admin.stats(Duration.ZERO).overdue() - before.overdue()).as("without grace, every due job")
+			.isGreaterThanOrEqualTo(2);
+		assertThat(admin.stats(Duration.ofDays(4)).overdue()).as("due less than 4 days ago").isEqualTo(beforeLongGrace);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.stats(Duration.ofSeconds(-1)))
+			.withMessageContaining("grace must be zero or more but was PT-1S");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> admin.stats(null))
+			.withMessageContaining("grace must not be null");
+
+		assertThat(scheduler.dispatchDue(queue, 100).dispatched()).isEqualTo(2);
+		assertThat(admin.stats(grace).overdue()).as("dispatched, no longer overdue").isEqualTo(before.overdue());
+		assertThat(admin.stats(grace).oldestOverdueDueAt()).isEqualTo(before.oldestOverdueDueAt());
+		JobEntry dispatched = admin.entry(old).orElseThrow();
+		assertThat(dispatched.state()).isEqualTo(JobState.DISPATCHED);
+		assertThat(dispatched.messageId()).isNotNull();
+		assertThat(dispatched.dispatchedAt()).isNotNull();
+		for (QueueMessage message : queue.claim("admin-overdue", 10)) {
+			if (message.id() == dispatched.messageId()) {
+				queue.fail(message, new IllegalStateException("the handler gave up"));
+			}
+			else {
+				queue.complete(message);
+			}
+		}
+		assertThat(admin.entries(JobQuery.of(JobState.FAILED).withQueue("admin-overdue"))).singleElement()
+			.satisfies((job) -> {
+				assertThat(job.id()).isEqualTo(old);
+				assertThat(job.lastError()).contains("the handler gave up");
+			});
+		assertThat(admin.stats(grace).counts().failed() - before.counts().failed()).isOne();
+		assertThat(admin.requeue(queue, recent)).as("not FAILED").isFalse();
+		assertThat(admin.requeue(queue, old)).isTrue();
+		assertThat(admin.requeue(queue, old)).isFalse();
+		assertThat(admin.entry(old).orElseThrow().state()).isEqualTo(JobState.DISPATCHED);
+		assertThat(admin.entries(JobQuery.of(JobState.FAILED).withQueue("admin-overdue"))).isEmpty();
+		assertThat(queue.claim("admin-overdue", 10)).extracting(QueueMessage::id).containsExactly(dispatched.messageId());
+		assertThat(scheduler.cancel("admin-overdue", "future")).isOne();
+		assertThat(admin.entry(future).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
 	}
 
 	private String now() {

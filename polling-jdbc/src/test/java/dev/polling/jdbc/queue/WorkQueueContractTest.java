@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 import dev.polling.jdbc.Backoff;
+import dev.polling.jdbc.BulkRetry;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
@@ -917,6 +918,256 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 			Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> queue.admin().entry(id).orElseThrow().state() == MessageState.DONE);
 		}
 		assertThat(attempts).containsExactly(1, 1);
+	}
+
+	// ---- operator listings and bulk actions (issue 30)
+
+	/**
+	 * Keyset paging: walking the pages of a filtered listing returns every matching message once, in
+	 * id order, while messages are enqueued between the pages (they come on later pages).
+	 */
+	@Test
+	void pagesOfEntriesWalkEveryMatchingMessageOnceWhileMessagesAreAdded() {
+		WorkQueue queue = queue("a").build();
+		List<Long> expected = new ArrayList<>();
+		for (int i = 0; i < 23; i++) {
+			expected.add(queue.enqueue(this.queueName, (i % 2 == 0) ? null : "key-" + i, "m" + i));
+		}
+		queue.enqueue(this.queueName + "-other", null, "another queue");
+		QueueQuery query = QueueQuery.of(MessageState.NEW).withQueue(this.queueName).withLimit(5);
+		List<Long> seen = new ArrayList<>();
+		List<Integer> sizes = new ArrayList<>();
+		List<QueueEntry> page;
+		do {
+			page = queue.admin().entries(query);
+			sizes.add(page.size());
+			assertThat(page).allSatisfy((entry) -> {
+				assertThat(entry.queue()).isEqualTo(this.queueName);
+				assertThat(entry.state()).isEqualTo(MessageState.NEW);
+			});
+			page.forEach((entry) -> seen.add(entry.id()));
+			query = query.next(page);
+			if (sizes.size() <= 3) {
+				expected.add(queue.enqueue(this.queueName, null, "added while paging " + sizes.size()));
+			}
+		}
+		while (!page.isEmpty());
+		assertThat(seen).as("no repeats, no gaps, by id").containsExactlyElementsOf(expected).isSorted();
+		assertThat(sizes).as("23 + 3 messages in pages of 5").containsExactly(5, 5, 5, 5, 5, 1, 0);
+		assertThat(queue.admin().entries(QueueQuery.of(MessageState.NEW).withQueue(this.queueName)
+			.withAfterId(expected.get(expected.size() - 1)))).isEmpty();
+		// the old form is the first page without filters
+		assertThat(queue.admin().entries(MessageState.NEW, 1000)).extracting(QueueEntry::id).containsAll(expected);
+	}
+
+	@Test
+	void entriesAreFilteredByStateQueueAndBusinessKey() {
+		WorkQueue queue = queue("a").build();
+		String other = this.queueName + "-other";
+		long head = queue.enqueue(this.queueName, "order-1", "head");
+		long blocked = queue.enqueue(this.queueName, "order-1", "behind the head");
+		long second = queue.enqueue(this.queueName, "order-2", "another key");
+		long keyless = queue.enqueue(this.queueName, null, "no key");
+		long elsewhere = queue.enqueue(other, "order-1", "same key, other queue");
+		QueueAdmin admin = queue.admin();
+		QueueQuery fresh = QueueQuery.of(MessageState.NEW).withQueue(this.queueName);
+		assertThat(admin.entries(fresh)).extracting(QueueEntry::id).containsExactly(head, second, keyless);
+		assertThat(admin.entries(fresh.withBusinessKey("order-1"))).extracting(QueueEntry::id).containsExactly(head);
+		assertThat(admin.entries(QueueQuery.of(MessageState.BLOCKED).withQueue(this.queueName)))
+			.extracting(QueueEntry::id).containsExactly(blocked);
+		assertThat(admin.entries(fresh.withQueue(other))).extracting(QueueEntry::id).containsExactly(elsewhere);
+		// a key over every queue: the other tests' messages of the shared table may have the same key
+		assertThat(admin.entries(QueueQuery.of(MessageState.NEW).withBusinessKey("order-1").withLimit(1000)))
+			.allSatisfy((entry) -> assertThat(entry.businessKey()).isEqualTo("order-1"))
+			.extracting(QueueEntry::id)
+			.contains(head, elsewhere)
+			.doesNotContain(blocked, second, keyless);
+		assertThat(admin.entries(fresh.withBusinessKey("order-9"))).isEmpty();
+
+		List<QueueMessage> claimed = queue.claim(this.queueName, 1);
+		assertThat(claimed).extracting(QueueMessage::id).containsExactly(head);
+		assertThat(admin.entries(QueueQuery.of(MessageState.IN_PROGRESS).withQueue(this.queueName)))
+			.singleElement()
+			.satisfies((entry) -> {
+				assertThat(entry.id()).isEqualTo(head);
+				assertThat(entry.owner()).startsWith(queue.owner());
+			});
+		assertThat(admin.entries(fresh)).extracting(QueueEntry::id).containsExactly(second, keyless);
+		assertThat(admin.entry(blocked)).hasValueSatisfying((entry) -> {
+			assertThat(entry.businessKey()).isEqualTo("order-1");
+			assertThat(entry.state()).isEqualTo(MessageState.BLOCKED);
+			assertThat(entry.queue()).isEqualTo(this.queueName);
+		});
+	}
+
+	@Test
+	void listingsAndBulkActionsRefuseBadArgumentsNamingTheArgumentTheValueAndTheFix() {
+		QueueAdmin admin = queue("a").build().admin();
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> QueueQuery.of(MessageState.DEAD).withLimit(0))
+			.withMessageContaining("limit must be between 1 and 1000 but was 0")
+			.withMessageContaining("several pages");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new QueueQuery(MessageState.DEAD, null, null, 0, 1001))
+			.withMessageContaining("but was 1001");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> QueueQuery.of(MessageState.DEAD).withAfterId(-1))
+			.withMessageContaining("afterId")
+			.withMessageContaining("-1")
+			.withMessageContaining("pass 0");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> QueueQuery.of(MessageState.DEAD).withQueue(" "))
+			.withMessageStartingWith("queue must not be blank");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> QueueQuery.of(MessageState.DEAD).withQueue("q".repeat(101)))
+			.withMessageContaining("queue is 101 characters long, the limit is 100");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> QueueQuery.of(MessageState.DEAD).withBusinessKey("k".repeat(256)))
+			.withMessageContaining("businessKey is 256 characters long");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> QueueQuery.of(null))
+			.withMessageContaining("state must not be null");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> admin.entries(null))
+			.withMessageContaining("query must not be null");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.entries(MessageState.DEAD, 0))
+			.withMessageContaining("limit");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.blockedKeys(-5, 10))
+			.withMessageContaining("afterId")
+			.withMessageContaining("-5");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.blockedKeys(2000))
+			.withMessageContaining("but was 2000");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> admin.retryAllDead(this.queueName, -1))
+			.withMessageContaining("confirmedCount must be 0 or more but was -1")
+			.withMessageContaining("countDead");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> admin.countDead(""))
+			.withMessageStartingWith("queue must not be blank");
+		assertThatExceptionOfType(NullPointerException.class).isThrownBy(() -> admin.retryAllDead(null, 1))
+			.withMessageStartingWith("queue must not be null");
+	}
+
+	@Test
+	void blockedKeysArePagedByTheirHeadsId() {
+		WorkQueue queue = queue("a").maxAttempts(1).build();
+		List<Long> heads = new ArrayList<>();
+		for (int key = 0; key < 3; key++) {
+			heads.add(queue.enqueue(this.queueName, "stuck-" + key, "head"));
+			queue.enqueue(this.queueName, "stuck-" + key, "behind");
+		}
+		queue.claim(this.queueName, 10).forEach((message) -> queue.fail(message, new IllegalStateException("poison")));
+		// the keys of every queue of the shared table, one per page
+		List<BlockedKey> walked = new ArrayList<>();
+		long after = 0;
+		for (int page = 0; page < 10_000; page++) {
+			List<BlockedKey> keys = queue.admin().blockedKeys(after, 1);
+			if (keys.isEmpty()) {
+				break;
+			}
+			assertThat(keys).hasSize(1);
+			walked.add(keys.get(0));
+			after = keys.get(0).headId();
+		}
+		assertThat(walked).extracting(BlockedKey::headId).isSorted().doesNotHaveDuplicates();
+		assertThat(walked).extracting(BlockedKey::headId)
+			.containsExactlyElementsOf(queue.admin().blockedKeys(1000).stream().map(BlockedKey::headId).toList());
+		assertThat(walked).filteredOn((key) -> key.queue().equals(this.queueName))
+			.extracting(BlockedKey::headId)
+			.containsExactlyElementsOf(heads);
+		assertThat(walked).filteredOn((key) -> key.queue().equals(this.queueName))
+			.allSatisfy((key) -> assertThat(key.waiting()).isOne());
+	}
+
+	@Test
+	void aBulkRetryWithAStaleCountChangesNothing() {
+		WorkQueue queue = queue("a").maxAttempts(1).build();
+		String other = this.queueName + "-other";
+		for (int i = 0; i < 3; i++) {
+			queue.enqueue(this.queueName, null, "dies " + i);
+		}
+		queue.enqueue(other, null, "dies elsewhere");
+		killAll(queue, this.queueName);
+		killAll(queue, other);
+		QueueAdmin admin = queue.admin();
+		long confirmed = admin.countDead(this.queueName);
+		assertThat(confirmed).isEqualTo(3);
+		assertThat(admin.countDead(other)).isOne();
+		// between the count the operator confirmed and the bulk retry, one more dies
+		queue.enqueue(this.queueName, null, "dies late");
+		killAll(queue, this.queueName);
+
+		BulkRetry refused = admin.retryAllDead(this.queueName, confirmed);
+		assertThat(refused.applied()).isFalse();
+		assertThat(refused.confirmed()).isEqualTo(3);
+		assertThat(refused.found()).isEqualTo(4);
+		assertThat(refused.retried()).isZero();
+		assertThat(count(MessageState.DEAD)).as("nothing retried").isEqualTo(4);
+		assertThat(count(MessageState.NEW)).isZero();
+		assertThat(count(MessageState.DEAD, other)).isOne();
+		assertThat(admin.entries(QueueQuery.of(MessageState.DEAD).withQueue(this.queueName)))
+			.allSatisfy((entry) -> assertThat(entry.attempts()).isOne())
+			.hasSize(4);
+		// one fewer than found is refused too
+		assertThat(admin.retryAllDead(this.queueName, 5).applied()).isFalse();
+		assertThat(count(MessageState.DEAD)).isEqualTo(4);
+	}
+
+	/**
+	 * "Retry all dead of queue X": exactly the DEAD messages of that queue get fresh attempts, with
+	 * the job of a message DISPATCHED again and a key's waiting message behind its head; workers then
+	 * process each of them once. The other queue's dead message stays dead.
+	 */
+	@Test
+	void aBulkRetryRetriesExactlyTheDeadOfItsQueueAndWorkersProcessEachOnce() {
+		WorkQueue queue = queue("a").maxAttempts(1).build();
+		String other = this.queueName + "-other";
+		dev.polling.jdbc.jobs.JobScheduler scheduler = dev.polling.jdbc.jobs.JobScheduler.create(pool());
+		long job = scheduler.schedule(this.queueName, "job-1", Duration.ZERO, "a job");
+		assertThat(scheduler.dispatchDue(queue, 100).dispatched()).isOne();
+		long keyless = queue.enqueue(this.queueName, null, "no key");
+		long head = queue.enqueue(this.queueName, "order-1", "head");
+		long behind = queue.enqueue(this.queueName, "order-1", "behind the head");
+		long elsewhere = queue.enqueue(other, null, "other queue");
+		killAll(queue, this.queueName);
+		killAll(queue, other);
+		long jobMessage = scheduler.admin().entry(job).orElseThrow().messageId();
+		assertThat(scheduler.admin().entry(job).orElseThrow().state()).isEqualTo(dev.polling.jdbc.jobs.JobState.FAILED);
+		assertThat(queue.admin().entries(QueueQuery.of(MessageState.DEAD).withQueue(this.queueName)))
+			.extracting(QueueEntry::id).containsExactly(jobMessage, keyless, head);
+
+		long confirmed = queue.admin().countDead(this.queueName);
+		BulkRetry retried = queue.admin().retryAllDead(this.queueName, confirmed);
+		assertThat(retried).isEqualTo(new BulkRetry(3, 3, 3));
+		assertThat(retried.applied()).isTrue();
+		assertThat(count(MessageState.DEAD)).isZero();
+		assertThat(queue.admin().entries(QueueQuery.of(MessageState.NEW).withQueue(this.queueName)))
+			.allSatisfy((entry) -> assertThat(entry.attempts()).isZero())
+			.extracting(QueueEntry::id).containsExactly(jobMessage, keyless, head);
+		assertThat(queue.admin().entry(behind).orElseThrow().state()).isEqualTo(MessageState.BLOCKED);
+		assertThat(queue.admin().entry(elsewhere).orElseThrow().state()).isEqualTo(MessageState.DEAD);
+		assertThat(scheduler.admin().entry(job).orElseThrow().state()).isEqualTo(dev.polling.jdbc.jobs.JobState.DISPATCHED);
+
+		Map<Long, AtomicInteger> handled = new ConcurrentHashMap<>();
+		List<Long> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+		try (QueueWorkers workers = workers(queue, (message) -> {
+			handled.computeIfAbsent(message.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			order.add(message.id());
+		}, 2)) {
+			workers.start();
+			Awaitility.await("the retried messages and the one behind its key done")
+				.atMost(Duration.ofSeconds(60))
+				.until(() -> count(MessageState.DONE) == 4);
+		}
+		assertThat(handled).containsOnlyKeys(jobMessage, keyless, head, behind);
+		assertThat(handled.values()).allSatisfy((times) -> assertThat(times).hasValue(1));
+		assertThat(order.indexOf(head)).isLessThan(order.indexOf(behind));
+		assertThat(count(MessageState.DEAD, other)).as("the other queue untouched").isOne();
+		assertThat(queue.admin().retryAllDead(this.queueName, 0)).isEqualTo(new BulkRetry(0, 0, 0));
+	}
+
+	/** Claims every claimable message of a queue and fails it (with one attempt allowed: DEAD). */
+	private static void killAll(WorkQueue queue, String name) {
+		for (QueueMessage message : queue.claim(name, 100)) {
+			assertThat(queue.fail(message, new IllegalStateException("poison"))).isEqualTo(FencedWrite.APPLIED);
+		}
 	}
 
 	private QueueWorkers workers(WorkQueue queue, QueueHandler handler, int threads) {

@@ -1,0 +1,197 @@
+package dev.polling.jdbc.jobs;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.polling.jdbc.DataAccessFailure;
+import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.Dialect;
+import dev.polling.jdbc.internal.DialectSql;
+import dev.polling.jdbc.internal.Sql;
+import dev.polling.jdbc.queue.WorkQueue;
+
+/**
+ * The operator's side of a {@link JobScheduler} ({@link JobScheduler#admin()}): the open and overdue
+ * jobs, listings by state, one job, and the action on a FAILED job (requeue). Nothing here is on the
+ * dispatcher's path.
+ */
+public final class JobAdmin {
+
+	private static final String COLUMNS = "id, queue, business_id, state, due_at, created_at, attempts, "
+			+ "next_attempt_at, dispatched_at, message_id, last_error";
+
+	private final JobScheduler scheduler;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final DatabaseTime time;
+
+	private final String table;
+
+	JobAdmin(JobScheduler scheduler, DataSource dataSource, Dialect dialect, DatabaseTime time, String table) {
+		this.scheduler = scheduler;
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.time = time;
+		this.table = table;
+	}
+
+	/**
+	 * The counts of the open jobs ({@link JobScheduler#stats()}) and the overdue ones: SCHEDULED jobs
+	 * whose due time passed more than {@code grace} ago, in database time, with the due time of the
+	 * oldest. A job is due when its due time passes and the dispatcher moves it at its next round, so
+	 * a grace of a few dispatch intervals tells a dispatcher that is not running or not keeping up
+	 * (or a job whose dispatch keeps failing) from normal lag. Reads only the SCHEDULED and FAILED
+	 * jobs (the index on state and due time).
+	 * @param grace how long after its due time a scheduled job counts as overdue, zero or more
+	 * @return the counts
+	 * @throws NullPointerException if {@code grace} is null
+	 * @throws IllegalArgumentException if {@code grace} is negative
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public JobOverview stats(Duration grace) {
+		Objects.requireNonNull(grace, "grace must not be null: pass e.g. Duration.ofMinutes(5)");
+		if (grace.isNegative()) {
+			throw new IllegalArgumentException("grace must be zero or more but was " + grace
+					+ ": pass how long after its due time a scheduled job counts as overdue, e.g. Duration.ofMinutes(5)");
+		}
+		String overdue = "j.due_at < " + this.time.nowMinusMillis();
+		String sql = "SELECT j.state, COUNT(*), SUM(CASE WHEN j.due_at <= " + this.time.now() + " THEN 1 ELSE 0 END), "
+				+ "SUM(CASE WHEN j.attempts > 0 THEN 1 ELSE 0 END), SUM(CASE WHEN " + overdue + " THEN 1 ELSE 0 END), "
+				+ "MIN(CASE WHEN " + overdue + " THEN j.due_at END) FROM " + this.table
+				+ " j WHERE j.state IN ('SCHEDULED', 'FAILED') GROUP BY j.state";
+		return Sql.inTransaction(this.dataSource, "read the job statistics of " + this.table, (connection) -> {
+			Instant now = this.time.currentTime(connection);
+			long scheduled = 0;
+			long due = 0;
+			long retrying = 0;
+			long failed = 0;
+			long late = 0;
+			@Nullable Instant oldest = null;
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				statement.setLong(1, grace.toMillis());
+				statement.setLong(2, grace.toMillis());
+				try (ResultSet rows = statement.executeQuery()) {
+					while (rows.next()) {
+						if (rows.getString(1).equals(JobState.SCHEDULED.name())) {
+							scheduled = rows.getLong(2);
+							due = rows.getLong(3);
+							retrying = rows.getLong(4);
+							late = rows.getLong(5);
+							oldest = instant(rows, 6);
+						}
+						else {
+							failed = rows.getLong(2);
+						}
+					}
+				}
+			}
+			Duration age = (oldest != null) ? Duration.between(oldest, now) : null;
+			return new JobOverview(new JobScheduler.JobStats(scheduled, due, retrying, failed), grace, late, oldest,
+					(age != null && age.isNegative()) ? Duration.ZERO : age);
+		});
+	}
+
+	/**
+	 * One page of jobs: those in the query's state, of its queue and business id if it names them,
+	 * with an id greater than its {@code afterId}, by id ascending, at most its limit. One bounded
+	 * statement per call (no offset); the next page is {@code entries(query.next(page))}.
+	 * @param query the state, filters and page
+	 * @return the page, possibly empty
+	 * @throws NullPointerException if {@code query} is null
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public List<JobEntry> entries(JobQuery query) {
+		Objects.requireNonNull(query, "query must not be null: pass e.g. JobQuery.of(JobState.FAILED)");
+		return query(entriesSql(query), (statement) -> {
+			int index = 1;
+			statement.setString(index++, query.state().name());
+			if (query.queue() != null) {
+				statement.setString(index++, query.queue());
+			}
+			if (query.businessId() != null) {
+				statement.setString(index++, query.businessId());
+			}
+			statement.setLong(index++, query.afterId());
+			statement.setInt(index, query.limit());
+		});
+	}
+
+	/** The SQL of {@link #entries(JobQuery)} for a query, for plan checks. */
+	String entriesSql(JobQuery query) {
+		return "SELECT " + COLUMNS + " FROM " + this.table + " WHERE state = ?"
+				+ ((query.queue() != null) ? " AND queue = ?" : "")
+				+ ((query.businessId() != null) ? " AND business_id = ?" : "") + " AND id > ? ORDER BY id"
+				+ DialectSql.limit(this.dialect, "?");
+	}
+
+	/**
+	 * One job.
+	 * @param id the job id
+	 * @return the job, if it exists (a purged one does not)
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public Optional<JobEntry> entry(long id) {
+		return query("SELECT " + COLUMNS + " FROM " + this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id))
+			.stream()
+			.findFirst();
+	}
+
+	/**
+	 * Operator action on a FAILED job, as {@link JobScheduler#requeue(WorkQueue, long)}: its DEAD
+	 * message gets a fresh set of attempts (the job is DISPATCHED again), or, when the message is
+	 * gone, the job is SCHEDULED again, due now.
+	 * @param queue the work queue the job's message is in
+	 * @param id the job id
+	 * @return {@code false} if there is no FAILED job with this id
+	 * @throws NullPointerException if {@code queue} is null
+	 * @throws DataAccessFailure if the database fails
+	 */
+	public boolean requeue(WorkQueue queue, long id) {
+		return this.scheduler.requeue(queue, id);
+	}
+
+	private List<JobEntry> query(String sql, Binder binder) {
+		return Sql.inTransaction(this.dataSource, "read jobs of " + this.table, (connection) -> {
+			List<JobEntry> entries = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				binder.bind(statement);
+				try (ResultSet rows = statement.executeQuery()) {
+					while (rows.next()) {
+						long messageId = rows.getLong(10);
+						Long message = rows.wasNull() ? null : messageId;
+						entries.add(new JobEntry(rows.getLong(1), rows.getString(2), rows.getString(3),
+								JobState.valueOf(rows.getString(4)), this.time.read(rows, 5), this.time.read(rows, 6),
+								rows.getInt(7), instant(rows, 8), instant(rows, 9), message, rows.getString(11)));
+					}
+				}
+			}
+			return entries;
+		});
+	}
+
+	private @Nullable Instant instant(ResultSet rows, int column) throws SQLException {
+		return (rows.getObject(column) != null) ? this.time.read(rows, column) : null;
+	}
+
+	@FunctionalInterface
+	private interface Binder {
+
+		void bind(PreparedStatement statement) throws SQLException;
+
+	}
+
+}
