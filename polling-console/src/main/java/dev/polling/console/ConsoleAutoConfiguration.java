@@ -18,12 +18,15 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
+import dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties;
 import dev.polling.boot.autoconfigure.jdbc.PollingJdbcSchemaInitializer;
 import dev.polling.console.jdbc.DeliverySection;
+import dev.polling.console.jdbc.JobSection;
 import dev.polling.console.jdbc.QueueSection;
 import dev.polling.console.jdbc.SchemaVersionCheck;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.delivery.DeliveryGuard;
+import dev.polling.jdbc.jobs.JobScheduler;
 import dev.polling.jdbc.queue.WorkQueue;
 
 /**
@@ -71,7 +74,7 @@ public final class ConsoleAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueSection pollingConsoleQueueSection(WorkQueue queue, ConsoleProperties properties,
 				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
-			return new QueueSection(queue, sanitizer(properties, sanitizingFunctions));
+			return new QueueSection(queue, sanitizer(properties, sanitizingFunctions), properties.getPageSize());
 		}
 
 		@Bean
@@ -79,7 +82,18 @@ public final class ConsoleAutoConfiguration {
 		@ConditionalOnMissingBean
 		DeliverySection pollingConsoleDeliverySection(DeliveryGuard guard, ConsoleProperties properties,
 				ObjectProvider<SanitizingFunction> sanitizingFunctions) {
-			return new DeliverySection(guard, sanitizer(properties, sanitizingFunctions));
+			return new DeliverySection(guard, sanitizer(properties, sanitizingFunctions), properties.getPageSize(),
+					properties.getInDoubtAfter(), Clock.systemUTC());
+		}
+
+		@Bean
+		@ConditionalOnBean({ JobScheduler.class, WorkQueue.class })
+		@ConditionalOnMissingBean
+		JobSection pollingConsoleJobSection(JobScheduler scheduler, WorkQueue queue, ConsoleProperties properties,
+				ObjectProvider<SanitizingFunction> sanitizingFunctions, ObjectProvider<PollingJdbcProperties> jdbc) {
+			PollingJdbcProperties settings = jdbc.getIfAvailable();
+			return new JobSection(scheduler, queue, sanitizer(properties, sanitizingFunctions), properties.getPageSize(),
+					properties.getJobOverdueAfter(), (settings != null) ? settings.getJobs().getCluster() : null);
 		}
 
 		@Bean

@@ -124,7 +124,18 @@ public class ConsoleEndpoint {
 	 * {@code /actuator/console/api/changes}; anything else is 404.
 	 */
 	@ReadOperation(produces = { "application/json", "text/css", "text/javascript", "text/html" })
-	public WebEndpointResponse<Object> resource(SecurityContext securityContext, @Selector(match = Match.ALL_REMAINING) String[] path) {
+	public WebEndpointResponse<Object> resource(SecurityContext securityContext, @Selector(match = Match.ALL_REMAINING) String[] path,
+			@Nullable String state, @Nullable String group, @Nullable String key, @Nullable String after, @Nullable String limit) {
+		if (path.length >= 3 && path.length <= 4 && path[0].equals("api") && path[2].equals("entries")) {
+			ConsoleSection section = this.sections.stream().filter((s) -> s.kind().equals(path[1])).findFirst().orElse(null);
+			if (section == null) {
+				return new WebEndpointResponse<>(new Refusal("Unknown kind '" + path[1] + "'; lists exist for "
+						+ kinds().subList(1, kinds().size()), path[1], kinds().subList(1, kinds().size())), WebEndpointResponse.STATUS_NOT_FOUND,
+						JSON);
+			}
+			return (path.length == 3) ? page(section, securityContext, state, group, key, after, limit)
+					: detail(section, securityContext, path[3]);
+		}
 		if (path.length == 2 && path[0].equals("assets") && ASSETS.containsKey(path[1])) {
 			return new WebEndpointResponse<>(asset(path[1]), WebEndpointResponse.STATUS_OK, ASSETS.get(path[1]));
 		}
@@ -135,8 +146,54 @@ public class ConsoleEndpoint {
 			return new WebEndpointResponse<>(changes(), WebEndpointResponse.STATUS_OK, JSON);
 		}
 		return new WebEndpointResponse<>(new Refusal("Not found: '" + String.join("/", path)
-				+ "'; the console serves assets/console.css, assets/console.js, api/state and api/changes", null, List.of()),
-				WebEndpointResponse.STATUS_NOT_FOUND, JSON);
+				+ "'; the console serves assets/console.css, assets/console.js, api/state, api/changes, api/{kind}/entries "
+				+ "and api/{kind}/entries/{id}", null, List.of()), WebEndpointResponse.STATUS_NOT_FOUND, JSON);
+	}
+
+	private WebEndpointResponse<Object> page(ConsoleSection section, SecurityContext securityContext, @Nullable String state,
+			@Nullable String group, @Nullable String key, @Nullable String after, @Nullable String limit) {
+		Long afterId = (after == null || after.isBlank()) ? Long.valueOf(0) : parseLong(after);
+		Long size = (limit == null || limit.isBlank()) ? Long.valueOf(this.properties.getPageSize()) : parseLong(limit);
+		if (afterId == null || afterId < 0) {
+			return badRequest("after must be the id of the last entry of the previous page (0 or more), was '" + after + "'", after);
+		}
+		if (size == null || size < 1 || size > 1000) {
+			return badRequest("limit must be 1 to 1000, was '" + limit + "'", limit);
+		}
+		if (state == null || state.isBlank()) {
+			return badRequest("state is missing: name the state to list (e.g. state=DEAD)", state);
+		}
+		try {
+			return new WebEndpointResponse<>(section.entries(state, group, key, afterId, size.intValue(), this.sanitizer.isShown(securityContext)),
+					WebEndpointResponse.STATUS_OK, JSON);
+		}
+		catch (IllegalArgumentException ex) {
+			return badRequest(ex.getMessage(), state);
+		}
+	}
+
+	private WebEndpointResponse<Object> detail(ConsoleSection section, SecurityContext securityContext, String id) {
+		Long entryId = parseLong(id);
+		if (entryId == null) {
+			return badRequest("Id '" + id + "' is not a number", id);
+		}
+		return section.entry(entryId, this.sanitizer.isShown(securityContext))
+			.<WebEndpointResponse<Object>>map((entry) -> new WebEndpointResponse<>(entry, WebEndpointResponse.STATUS_OK, JSON))
+			.orElseGet(() -> new WebEndpointResponse<>(new Refusal("No " + section.kind() + " entry with id " + entryId
+					+ " (purged, or never there)", id, List.of()), WebEndpointResponse.STATUS_NOT_FOUND, JSON));
+	}
+
+	private static WebEndpointResponse<Object> badRequest(String message, @Nullable String value) {
+		return new WebEndpointResponse<>(new Refusal(message, value, List.of()), WebEndpointResponse.STATUS_BAD_REQUEST, JSON);
+	}
+
+	private static @Nullable Long parseLong(String text) {
+		try {
+			return Long.parseLong(text.strip());
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
 	}
 
 	/**
@@ -148,14 +205,22 @@ public class ConsoleEndpoint {
 	 * action, 409 when the cluster already is in the state asked for (nothing changes).
 	 */
 	@WriteOperation
-	public WebEndpointResponse<Object> act(SecurityContext securityContext, @Selector String kind, @Selector String id, String action) {
+	public WebEndpointResponse<Object> act(SecurityContext securityContext, @Selector String kind, @Selector String id, String action,
+			@Nullable String group, @Nullable Long count) {
 		String refusal = refusal(securityContext);
 		if (refusal != null) {
 			return new WebEndpointResponse<>(new Refusal(refusal, null, List.of()), 403, JSON);
 		}
 		ConsoleSection section = this.sections.stream().filter((s) -> s.kind().equals(kind)).findFirst().orElse(null);
+		if (section != null && id.equals("bulk")) {
+			if (group == null || group.isBlank() || count == null || count < 0) {
+				return badRequest("A bulk action needs the group (queue or destination) and the count the operator confirmed "
+						+ "(0 or more), e.g. {\"action\":\"retry-dead\",\"group\":\"invoices\",\"count\":3}", group);
+			}
+			return done(section.bulk(action, group, count), securityContext, action);
+		}
 		if (section != null) {
-			return act(section, securityContext, id, action);
+			return done(section.act(id, action), securityContext, action);
 		}
 		if (!kind.equals("clusters")) {
 			return new WebEndpointResponse<>(new Refusal("Unknown kind '" + kind + "'; actions exist for " + kinds(), kind,
@@ -214,8 +279,7 @@ public class ConsoleEndpoint {
 				WebEndpointResponse.STATUS_OK, JSON);
 	}
 
-	private WebEndpointResponse<Object> act(ConsoleSection section, SecurityContext securityContext, String id, String action) {
-		ConsoleSection.Outcome outcome = section.act(id, action);
+	private WebEndpointResponse<Object> done(ConsoleSection.Outcome outcome, SecurityContext securityContext, String action) {
 		if (outcome.status() != WebEndpointResponse.STATUS_OK) {
 			return new WebEndpointResponse<>(new Refusal(outcome.message(), action, outcome.valid()), outcome.status(), JSON);
 		}

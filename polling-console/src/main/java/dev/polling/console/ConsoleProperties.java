@@ -37,6 +37,15 @@ public class ConsoleProperties {
 	/** How long the timeline keeps an entry (counted from its last repeat); older entries are dropped. */
 	private Duration timelineRetention = ConsoleTimeline.DEFAULT_RETENTION;
 
+	/** How many entries a list of queue messages, deliveries or jobs shows per page (1 to 1000). */
+	private int pageSize = 100;
+
+	/** How long after it was stored an in-doubt delivery is an error in the problems panel (a warning before). */
+	private Duration inDoubtAfter = Duration.ofMinutes(10);
+
+	/** How long after its due time a scheduled job is overdue (the dispatcher is not running or not keeping up). */
+	private Duration jobOverdueAfter = Duration.ofMinutes(1);
+
 	/** How often an open page asks whether anything changed. */
 	private Duration refreshInterval = Duration.ofSeconds(3);
 
@@ -87,6 +96,41 @@ public class ConsoleProperties {
 					+ "; set it between 1m and 7d (how long the timeline keeps an entry)");
 		}
 		this.timelineRetention = timelineRetention;
+	}
+
+	public int getPageSize() {
+		return this.pageSize;
+	}
+
+	public void setPageSize(int pageSize) {
+		if (pageSize < 1 || pageSize > 1000) {
+			throw new IllegalArgumentException("polling.console.page-size is " + pageSize + "; set it between 1 and 1000 (entries per page)");
+		}
+		this.pageSize = pageSize;
+	}
+
+	public Duration getInDoubtAfter() {
+		return this.inDoubtAfter;
+	}
+
+	public void setInDoubtAfter(Duration inDoubtAfter) {
+		if (inDoubtAfter.isNegative()) {
+			throw new IllegalArgumentException("polling.console.in-doubt-after is " + inDoubtAfter
+					+ "; set it to 0s or more (how long an in-doubt delivery may wait before it is an error)");
+		}
+		this.inDoubtAfter = inDoubtAfter;
+	}
+
+	public Duration getJobOverdueAfter() {
+		return this.jobOverdueAfter;
+	}
+
+	public void setJobOverdueAfter(Duration jobOverdueAfter) {
+		if (jobOverdueAfter.isNegative()) {
+			throw new IllegalArgumentException("polling.console.job-overdue-after is " + jobOverdueAfter
+					+ "; set it to 0s or more (how long after its due time a scheduled job is overdue)");
+		}
+		this.jobOverdueAfter = jobOverdueAfter;
 	}
 
 	public Duration getRefreshInterval() {

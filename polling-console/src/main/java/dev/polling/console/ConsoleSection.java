@@ -2,6 +2,9 @@ package dev.polling.console;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A part of the application the console shows besides the clusters (the work queue, the delivery
@@ -26,6 +29,38 @@ public interface ConsoleSection {
 	String fingerprint();
 
 	/**
+	 * One page of entries in a state, oldest first, after a keyset cursor (never more than one page
+	 * is read).
+	 * @param state the state listed (one of the view's lists)
+	 * @param group the queue or destination to list only, or null for all
+	 * @param key the business key or idempotency key to list only, or null for all
+	 * @param afterId list entries with a greater id (0 for the first page)
+	 * @param limit the most entries, 1 to 1000
+	 * @param shown whether error texts may be shown unmasked
+	 * @return the page; its {@code next} is the cursor of the following page, or null after the last
+	 * @throws IllegalArgumentException for a state without a list, or a bad filter (the message says which)
+	 */
+	EntryList entries(String state, @Nullable String group, @Nullable String key, long afterId, int limit, boolean shown);
+
+	/**
+	 * One entry with everything the part knows of it.
+	 * @param id its id
+	 * @param shown whether error texts may be shown unmasked
+	 * @return its fields, or empty when there is no such entry
+	 */
+	Optional<Map<String, Object>> entry(long id, boolean shown);
+
+	/**
+	 * A bulk action on every entry of one group (e.g. retry all dead messages of a queue), only when
+	 * their number is the one the operator confirmed.
+	 * @param action the action (the view's {@link Bulk#action()})
+	 * @param group the queue or destination
+	 * @param confirmedCount the number the operator confirmed
+	 * @return the outcome: 200 when done, 409 with the new count when it changed (nothing done), 400 for bad input
+	 */
+	Outcome bulk(String action, String group, long confirmedCount);
+
+	/**
 	 * Acts on one entry through the part's admin API.
 	 * @param id the entry's id as given in the request
 	 * @param action the action
@@ -41,7 +76,18 @@ public interface ConsoleSection {
 	 * @param stats one row per queue or destination
 	 * @param lists the lists of entries to act on
 	 */
-	record View(String kind, String title, List<Column> columns, List<Map<String, Object>> stats, List<EntryList> lists) {
+	record View(String kind, String title, List<Column> columns, List<Map<String, Object>> stats, List<EntryList> lists,
+			@Nullable Bulk bulk) {
+	}
+
+	/**
+	 * A bulk action offered on each counts row whose count is above zero.
+	 * @param action the action's name
+	 * @param groupKey the row's key naming the group (queue or destination)
+	 * @param countKey the row's key of the count the operator confirms
+	 * @param label what the button says, before the count and the group
+	 */
+	record Bulk(String action, String groupKey, String countKey, String label) {
 	}
 
 	/**
@@ -60,9 +106,12 @@ public interface ConsoleSection {
 	 * @param entries the oldest entries, at most {@code limit}
 	 * @param limit the most listed
 	 * @param actions what can be done to each ("retry", ...)
+	 * @param filters what the list can be filtered by: {@code group} and {@code key}, with their labels
+	 * @param next the cursor of the next page ({@code after}), or null when this is the last
+	 * @param states the states the list can show instead (its state filter), the listed one first
 	 */
 	record EntryList(String title, String state, List<Column> columns, List<Map<String, Object>> entries, int limit,
-			List<String> actions) {
+			List<String> actions, List<Column> filters, @Nullable Long next, List<String> states) {
 	}
 
 	/**

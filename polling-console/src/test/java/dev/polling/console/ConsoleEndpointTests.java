@@ -70,6 +70,21 @@ class ConsoleEndpointTests {
 				throw new IllegalStateException("Connection refused");
 			}
 
+			@Override
+			public EntryList entries(String state, String group, String key, long afterId, int limit, boolean shown) {
+				throw new IllegalStateException("Connection refused");
+			}
+
+			@Override
+			public java.util.Optional<java.util.Map<String, Object>> entry(long id, boolean shown) {
+				throw new IllegalStateException("Connection refused");
+			}
+
+			@Override
+			public Outcome bulk(String action, String group, long confirmedCount) {
+				throw new IllegalStateException("Connection refused");
+			}
+
 		};
 		try (Standalone standalone = Standalone.start()) {
 			ConsoleEndpoint endpoint = endpoint(standalone.manager(), standalone.timeline(), List.of(broken));

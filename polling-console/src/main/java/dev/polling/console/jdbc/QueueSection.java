@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -12,20 +13,29 @@ import org.jspecify.annotations.Nullable;
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
 import dev.polling.console.ConsoleSection;
+import dev.polling.jdbc.BulkRetry;
+import dev.polling.jdbc.queue.BlockedKey;
 import dev.polling.jdbc.queue.MessageState;
 import dev.polling.jdbc.queue.QueueEntry;
+import dev.polling.jdbc.queue.QueueQuery;
 import dev.polling.jdbc.queue.QueueStats;
 import dev.polling.jdbc.queue.WorkQueue;
 
 /**
- * The work queue in the console: counts by state per queue, the oldest dead messages with retry and
- * discard (through {@link WorkQueue#admin()}, which acts only on a message that is DEAD).
+ * The work queue in the console: counts by state per queue, messages by state with filters (queue,
+ * business key) and keyset paging, one message's detail, retry and discard of a dead message, and
+ * "retry all dead of queue X" with a confirmed count, all through {@link WorkQueue#admin()} (which
+ * acts only on a message that is DEAD). Problems: dead messages, and keys stuck behind a failed or
+ * dead message.
  */
 public final class QueueSection implements ConsoleSection {
 
-	static final int LIMIT = 100;
-
 	static final List<String> ACTIONS = List.of("retry", "discard");
+
+	static final String RETRY_DEAD = "retry-dead";
+
+	/** The states an operator lists; dead first (they need a human), then what waits. */
+	static final List<String> STATES = List.of("DEAD", "FAILED", "BLOCKED", "NEW", "IN_PROGRESS");
 
 	private static final List<Column> STATS = List.of(new Column("queue", "Queue"), new Column("ready", "Ready"),
 			new Column("blocked", "Blocked"), new Column("inProgress", "In progress"), new Column("failed", "Failed"),
@@ -35,16 +45,37 @@ public final class QueueSection implements ConsoleSection {
 			new Column("businessKey", "Key"), new Column("attempts", "Attempts"), new Column("enqueuedAt", "Enqueued"),
 			new Column("lastError", "Last error"));
 
+	private static final List<Column> FILTERS = List.of(new Column("group", "Queue"), new Column("key", "Business key"));
+
 	private final WorkQueue queue;
 
 	private final PollingValueSanitizer sanitizer;
 
-	private final StatsCache<List<QueueStats>> stats;
+	private final int pageSize;
 
-	public QueueSection(WorkQueue queue, PollingValueSanitizer sanitizer) {
+	private final StatsCache<Snapshot> stats;
+
+	/**
+	 * Creates the section.
+	 * @param queue the work queue
+	 * @param sanitizer what it shows of error texts
+	 * @param pageSize the entries of a page on the console
+	 */
+	public QueueSection(WorkQueue queue, PollingValueSanitizer sanitizer, int pageSize) {
 		this.queue = queue;
 		this.sanitizer = sanitizer;
-		this.stats = new StatsCache<>(() -> queue.admin().stats());
+		this.pageSize = pageSize;
+		this.stats = new StatsCache<>(this::snapshot);
+	}
+
+	/** The counts, and the stuck keys when some message failed (only then can a key be stuck). */
+	private Snapshot snapshot() {
+		List<QueueStats> counts = this.queue.admin().stats();
+		boolean failing = counts.stream().anyMatch((s) -> s.failed() + s.dead() > 0);
+		return new Snapshot(counts, failing ? this.queue.admin().blockedKeys(QueueQuery.MAX_LIMIT) : List.of());
+	}
+
+	private record Snapshot(List<QueueStats> counts, List<BlockedKey> blockedKeys) {
 	}
 
 	@Override
@@ -54,8 +85,9 @@ public final class QueueSection implements ConsoleSection {
 
 	@Override
 	public View view(boolean shown) {
-		List<Map<String, Object>> stats = new ArrayList<>();
-		for (QueueStats s : this.stats.get()) {
+		Snapshot snapshot = this.stats.get();
+		List<Map<String, Object>> rows = new ArrayList<>();
+		for (QueueStats s : snapshot.counts()) {
 			Map<String, Object> row = new LinkedHashMap<>();
 			row.put("queue", s.queue());
 			row.put("ready", s.ready());
@@ -64,11 +96,52 @@ public final class QueueSection implements ConsoleSection {
 			row.put("failed", s.failed());
 			row.put("dead", s.dead());
 			row.put("oldestWaiting", seconds(s.oldestWaiting()));
-			stats.add(row);
+			row.put("stuckKeys", snapshot.blockedKeys().stream().filter((k) -> k.queue().equals(s.queue()) && k.waiting() > 0).count());
+			rows.add(row);
 		}
-		List<Map<String, Object>> dead = this.queue.admin().entries(MessageState.DEAD, LIMIT).stream().map((e) -> row(e, shown)).toList();
-		return new View(kind(), "Work queue", STATS, stats,
-				List.of(new EntryList("Dead messages", "DEAD", ENTRY, dead, LIMIT, ACTIONS)));
+		return new View(kind(), "Work queue", STATS, rows, List.of(entries("DEAD", null, null, 0, this.pageSize, shown)),
+				new Bulk(RETRY_DEAD, "queue", "dead", "Retry all dead"));
+	}
+
+	@Override
+	public EntryList entries(String state, @Nullable String group, @Nullable String key, long afterId, int limit, boolean shown) {
+		MessageState listed = state(state);
+		QueueQuery query = QueueQuery.of(listed).withQueue(blankToNull(group)).withBusinessKey(blankToNull(key)).withAfterId(afterId)
+			.withLimit(limit);
+		List<QueueEntry> page = this.queue.admin().entries(query);
+		Long next = (page.size() == limit) ? page.get(page.size() - 1).id() : null;
+		List<String> states = new ArrayList<>(List.of(listed.name()));
+		STATES.stream().filter((s) -> !s.equals(listed.name())).forEach(states::add);
+		return new EntryList(title(listed), listed.name(), ENTRY, page.stream().map((e) -> row(e, shown)).toList(), limit,
+				(listed == MessageState.DEAD) ? ACTIONS : List.of(), FILTERS, next, states);
+	}
+
+	private static String title(MessageState state) {
+		return switch (state) {
+			case DEAD -> "Dead messages";
+			case FAILED -> "Failed messages (waiting for a retry)";
+			case BLOCKED -> "Blocked messages (waiting behind their key)";
+			case NEW -> "New messages";
+			case IN_PROGRESS -> "Messages in progress";
+			default -> state.name();
+		};
+	}
+
+	static MessageState state(String state) {
+		if (state == null || !STATES.contains(state.toUpperCase(Locale.ROOT))) {
+			throw new IllegalArgumentException("Unknown state '" + state + "' for queue messages; list one of " + STATES);
+		}
+		return MessageState.valueOf(state.toUpperCase(Locale.ROOT));
+	}
+
+	@Override
+	public Optional<Map<String, Object>> entry(long id, boolean shown) {
+		return this.queue.admin().entry(id).map((e) -> {
+			Map<String, Object> row = row(e, shown);
+			row.put("state", e.state().name());
+			row.put("owner", e.owner());
+			return row;
+		});
 	}
 
 	@Override
@@ -76,12 +149,20 @@ public final class QueueSection implements ConsoleSection {
 		List<ConsoleProblems.Problem> problems = new ArrayList<>();
 		for (Map<String, Object> row : view.stats()) {
 			long dead = (Long) row.get("dead");
+			long stuck = (Long) row.get("stuckKeys");
 			if (dead > 0) {
 				problems.add(new ConsoleProblems.Problem("warning", "queue " + row.get("queue"), "dead-messages",
 						dead + " dead message" + ((dead == 1) ? "" : "s") + " in queue " + row.get("queue")
 								+ " (their keys' later messages wait)",
-						"Read the last error in the list of dead messages below; fix the cause, then retry them, or discard "
-								+ "those that must not be processed."));
+						"Read the last error in the list of dead messages below; fix the cause, then retry them (one by one, or "
+								+ "all of the queue at once), or discard those that must not be processed."));
+			}
+			if (stuck > 0) {
+				problems.add(new ConsoleProblems.Problem("warning", "queue " + row.get("queue"), "stuck-keys",
+						stuck + " business key" + ((stuck == 1) ? "" : "s") + " in queue " + row.get("queue")
+								+ " stuck behind a failed or dead message (later messages of the key wait)",
+						"List the blocked messages (state BLOCKED) to see which keys; a failed head is retried by itself, a dead "
+								+ "one needs a retry or discard."));
 			}
 		}
 		return problems;
@@ -90,11 +171,35 @@ public final class QueueSection implements ConsoleSection {
 	@Override
 	public String fingerprint() {
 		StringBuilder text = new StringBuilder();
-		for (QueueStats s : this.stats.get()) {
-			text.append(s.queue()).append(s.ready()).append('/').append(s.inProgress()).append('/').append(s.failed()).append('/')
-				.append(s.dead()).append(';');
+		for (QueueStats s : this.stats.get().counts()) {
+			text.append(s.queue()).append(s.ready()).append('/').append(s.blocked()).append('/').append(s.inProgress()).append('/')
+				.append(s.failed()).append('/').append(s.dead()).append(';');
 		}
 		return text.toString();
+	}
+
+	@Override
+	public Outcome bulk(String action, String group, long confirmedCount) {
+		if (!RETRY_DEAD.equals(action)) {
+			return new Outcome(400, "Unknown bulk action '" + action + "' for queue messages", List.of(RETRY_DEAD));
+		}
+		BulkRetry result;
+		try {
+			result = this.queue.admin().retryAllDead(group, confirmedCount);
+		}
+		catch (IllegalArgumentException | NullPointerException ex) {
+			return new Outcome(400, String.valueOf(ex.getMessage()), List.of());
+		}
+		finally {
+			this.stats.forget();
+		}
+		if (!result.applied()) {
+			return new Outcome(409, "Queue " + group + " has " + result.found() + " dead message" + ((result.found() == 1) ? "" : "s")
+					+ " now, not the " + confirmedCount + " confirmed; nothing was retried. Confirm the new count to retry them",
+					List.of(Long.toString(result.found())));
+		}
+		return Outcome.done("all " + result.retried() + " dead message" + ((result.retried() == 1) ? "" : "s") + " of queue " + group
+				+ " retried");
 	}
 
 	@Override
@@ -134,6 +239,10 @@ public final class QueueSection implements ConsoleSection {
 		row.put("enqueuedAt", e.enqueuedAt().toString());
 		row.put("lastError", this.sanitizer.sanitize("lastError", e.lastError(), shown));
 		return row;
+	}
+
+	static @Nullable String blankToNull(@Nullable String value) {
+		return (value == null || value.isBlank()) ? null : value.strip();
 	}
 
 	static @Nullable Long parse(String id) {

@@ -45,23 +45,47 @@ function say(text, isError = false) {
   message.className = isError ? 'error' : '';
 }
 
-const ACTION_LABELS = { retry: 'Retry', discard: 'Discard', delivered: 'Mark delivered', resend: 'Resend' };
+const ACTION_LABELS = { retry: 'Retry', discard: 'Discard', delivered: 'Mark delivered', resend: 'Resend', requeue: 'Requeue' };
+const NOUNS = { messages: ['message', 'messages'], deliveries: ['delivery', 'deliveries'], jobs: ['job', 'jobs'] };
+
+function noun(kind, count = 1) {
+  const [one, many] = NOUNS[kind] || ['entry', 'entries'];
+  return count === 1 ? one : many;
+}
+
+async function post(path, body) {
+  const response = await fetch(`${base}/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...csrfHeaders() },
+    body: JSON.stringify(body),
+    credentials: 'same-origin',
+  });
+  let answer = {};
+  try { answer = await response.json(); } catch (e) { /* no body */ }
+  return { response, answer };
+}
 
 async function actOn(button, kind, id, action) {
   button.disabled = true;
   try {
-    const response = await fetch(`${base}/${kind}/${encodeURIComponent(id)}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...csrfHeaders() },
-      body: JSON.stringify({ action }),
-      credentials: 'same-origin',
-    });
-    let body = {};
-    try { body = await response.json(); } catch (e) { /* no body */ }
-    if (response.ok) say(`Done: ${body.done}.`);
-    else say(`${ACTION_LABELS[action] || action} of ${id} refused (${response.status}): ${body.error || response.statusText}`, true);
+    const { response, answer } = await post(`${kind}/${encodeURIComponent(id)}`, { action });
+    if (response.ok) say(`Done: ${answer.done}.`);
+    else say(`${ACTION_LABELS[action] || action} of ${id} refused (${response.status}): ${answer.error || response.statusText}`, true);
   } catch (e) {
     say(`${action} of ${id} failed: ${e.message}`, true);
+  } finally {
+    await load();
+  }
+}
+
+async function bulk(button, view, group, count) {
+  button.disabled = true;
+  try {
+    const { response, answer } = await post(`${view.kind}/bulk`, { action: view.bulk.action, group, count });
+    if (response.ok) say(`Done: ${answer.done}.`);
+    else say(`${view.bulk.label} of ${group} refused (${response.status}): ${answer.error || response.statusText}`, true);
+  } catch (e) {
+    say(`${view.bulk.label} of ${group} failed: ${e.message}`, true);
   } finally {
     await load();
   }
@@ -72,30 +96,171 @@ function cell(key, value) {
   return key.endsWith('At') ? new Date(value).toLocaleString() : String(value);
 }
 
-function table(caption, columns, rows, extra) {
+function table(caption, columns, rows, extra, cellOf = (c, row) => cell(c.key, row[c.key])) {
   return el('div', { class: 'table-wrap' }, el('table', {},
     el('caption', { class: 'visually-hidden' }, caption),
     el('thead', {}, el('tr', {}, columns.map((c) => el('th', { scope: 'col' }, c.label)), extra ? el('th', { scope: 'col' }, extra.label) : null)),
     el('tbody', {}, rows.map((row) => el('tr', { 'data-id': row.id != null ? String(row.id) : null },
-      columns.map((c) => el('td', { 'data-column': c.key }, cell(c.key, row[c.key]))),
+      columns.map((c) => el('td', { 'data-column': c.key }, cellOf(c, row))),
       extra ? el('td', {}, extra.cell(row)) : null)))));
 }
 
+// Lists an operator filtered or paged keep that view across the page's own reloads, and so does
+// what the operator is typing into a list's filters (and the field they are in).
+const lists = new Map();
+const formDrafts = new Map();
+
+function keepFocus(replace) {
+  const active = document.activeElement;
+  const field = active && active.form && active.form.id ? [active.form.id, active.name] : null;
+  replace();
+  if (field) {
+    const form = document.getElementById(field[0]);
+    const input = form && form.elements[field[1]];
+    if (input && document.activeElement !== input) input.focus();
+  }
+}
+
+async function fetchPage(kind, query) {
+  const params = new URLSearchParams({ state: query.state, after: String(query.after || 0) });
+  if (query.group) params.set('group', query.group);
+  if (query.key) params.set('key', query.key);
+  const response = await fetch(`${base}/api/${encodeURIComponent(kind)}/entries?${params}`,
+    { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+async function showDetail(container, kind, id) {
+  const region = container.querySelector('.detail');
+  try {
+    const response = await fetch(`${base}/api/${encodeURIComponent(kind)}/entries/${encodeURIComponent(id)}`,
+      { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    const entry = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      region.replaceChildren(el('p', { class: 'error' }, entry.error || response.statusText));
+    } else {
+      const close = el('button', { type: 'button', class: 'close', onclick: () => { region.replaceChildren(); region.hidden = true; } }, 'Close');
+      region.replaceChildren(el('h5', { tabindex: '-1' }, `${noun(kind)} ${id}`),
+        el('dl', { class: 'facts' }, Object.entries(entry).flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-field': k }, cell(k, v))])),
+        close);
+    }
+    region.hidden = false;
+    region.querySelector('h5, p')?.focus();
+  } catch (e) {
+    say(`Could not load ${noun(kind)} ${id}: ${e.message}`, true);
+  }
+}
+
+function renderList(view, list, index, canAct) {
+  const id = `${view.kind}-${index}`;
+  const saved = lists.get(id);
+  const page = saved?.page || list;
+  const container = el('div', { class: 'entry-list', 'data-state': page.state, 'data-list': id });
+  const formId = `filter-${id}`;
+  const draft = formDrafts.get(id);
+  const chosen = draft?.state || page.state;
+  const form = el('form', { class: 'filters', id: formId, 'aria-label': `Filter the list ${list.title}` },
+    el('label', {}, 'State ', el('select', { name: 'state' },
+      page.states.map((st) => el('option', { value: st, selected: st === chosen }, st)))),
+    page.filters.map((f) => el('label', {}, `${f.label} `, el('input', { name: f.key, type: 'text', size: '14',
+      value: draft?.[f.key] ?? saved?.query?.[f.key] ?? '' }))),
+    el('button', { type: 'submit' }, 'Show'),
+    saved ? el('button', { type: 'button', 'data-reset': '', onclick: () => { lists.delete(id); formDrafts.delete(id); load(); } }, 'Reset') : null);
+  const remember = () => formDrafts.set(id, Object.fromEntries(new FormData(form)));
+  form.addEventListener('input', remember);
+  form.addEventListener('change', remember);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    formDrafts.delete(id);
+    const data = new FormData(form);
+    const query = { state: data.get('state'), group: data.get('group') || '', key: data.get('key') || '', after: 0 };
+    await openPage(id, view, list, index, canAct, container, { query, cursors: [0] });
+  });
+  const position = saved && saved.cursors.length > 1 ? `, page ${saved.cursors.length}` : '';
+  const heading = el('h4', {}, `${page.title}: ${page.entries.length === 0 ? 'none' : `${page.entries.length}${page.next != null ? ' shown' : ''}`}${position}`);
+  const idCell = (c, row) => c.key === 'id'
+    ? el('button', { type: 'button', class: 'link', 'data-detail': String(row.id), 'aria-label': `Show ${noun(view.kind)} ${row.id}`,
+      onclick: () => showDetail(container, view.kind, row.id) }, String(row.id))
+    : cell(c.key, row[c.key]);
+  const rows = page.entries.length === 0 ? el('p', {}, 'None.')
+    : table(page.title, page.columns, page.entries, canAct && page.actions.length > 0 ? {
+      label: 'Actions',
+      cell: (row) => page.actions.map((a) => el('button', { type: 'button', 'data-action': a, 'data-id': String(row.id),
+        'aria-label': `${ACTION_LABELS[a] || a} ${noun(view.kind)} ${row.id}`,
+        onclick: (e) => actOn(e.currentTarget, view.kind, row.id, a) }, ACTION_LABELS[a] || a)),
+    } : null, idCell);
+  const pager = el('div', { class: 'pager' },
+    saved && saved.cursors.length > 1 ? el('button', { type: 'button', 'data-page': 'previous',
+      onclick: () => openPage(id, view, list, index, canAct, container, { ...saved, cursors: saved.cursors.slice(0, -1) }) }, 'Previous page') : null,
+    page.next != null ? el('button', { type: 'button', 'data-page': 'next',
+      onclick: () => openPage(id, view, list, index, canAct, container,
+        { query: saved?.query || { state: page.state, group: '', key: '' }, cursors: [...(saved?.cursors || [0]), page.next] }) }, 'Next page') : null);
+  container.replaceChildren(heading, form, rows, pager, el('div', { class: 'detail', role: 'region', 'aria-label': `Details of a ${noun(view.kind)}`, hidden: true }));
+  return container;
+}
+
+async function openPage(id, view, list, index, canAct, container, saved) {
+  try {
+    const page = await fetchPage(view.kind, { ...saved.query, after: saved.cursors[saved.cursors.length - 1] });
+    lists.set(id, { ...saved, page });
+    const current = document.querySelector(`[data-list="${CSS.escape(id)}"]`) || container;
+    current.replaceWith(renderList(view, list, index, canAct));
+    document.querySelector(`[data-list="${CSS.escape(id)}"] h4`)?.setAttribute('tabindex', '-1');
+    document.querySelector(`[data-list="${CSS.escape(id)}"] h4`)?.focus();
+  } catch (e) {
+    say(`Could not list ${noun(view.kind, 2)}: ${e.message}`, true);
+  }
+}
+
+// A bulk action waiting for its confirmation survives the page's reloads with the count the operator was shown.
+const pendingBulk = new Map();
+
 function renderSection(view, state) {
   const canAct = state.actions.enabled && state.actions.allowed;
-  const stats = view.stats.length === 0 ? el('p', {}, 'Empty: nothing waiting, failed or dead.')
-    : table(`${view.title}: counts by state`, view.columns, view.stats);
-  const lists = view.lists.map((list) => el('div', { class: 'entry-list', 'data-state': list.state },
-    el('h4', {}, `${list.title}: ${list.entries.length === list.limit ? `the oldest ${list.limit}` : list.entries.length}`),
-    list.entries.length === 0 ? el('p', {}, 'None.')
-      : table(list.title, list.columns, list.entries, canAct ? {
-        label: 'Actions',
-        cell: (row) => list.actions.map((a) => el('button', { type: 'button', 'data-action': a, 'data-id': String(row.id),
-          'aria-label': `${ACTION_LABELS[a] || a} ${view.kind === 'messages' ? 'message' : 'delivery'} ${row.id}`,
-          onclick: (e) => actOn(e.currentTarget, view.kind, row.id, a) }, ACTION_LABELS[a] || a)),
-      } : null)));
+  const bulkCell = (row) => {
+    const count = row[view.bulk.countKey];
+    const group = row[view.bulk.groupKey];
+    const pending = pendingBulk.get(`${view.kind}/${group}`);
+    if (!count && pending == null) return '';
+    const holder = el('span', { class: 'bulk' });
+    const ask = () => el('button', { type: 'button', 'data-bulk': group,
+      'aria-label': `${view.bulk.label} ${noun(view.kind, 2)} of ${group} (${count})`,
+      onclick: () => {
+        pendingBulk.set(`${view.kind}/${group}`, count);
+        holder.replaceChildren(...confirmation(count));
+        holder.querySelector('[data-confirm]').focus();
+      } }, `${view.bulk.label} (${count})`);
+    const confirmation = (shown) => [el('span', {}, `${view.bulk.label}: ${shown} ${noun(view.kind, shown)} of ${group}? `),
+      el('button', { type: 'button', 'data-confirm': String(shown), onclick: (e) => {
+        pendingBulk.delete(`${view.kind}/${group}`);
+        bulk(e.currentTarget, view, group, shown);
+      } }, `Confirm ${shown}`),
+      ' ', el('button', { type: 'button', onclick: () => { pendingBulk.delete(`${view.kind}/${group}`); holder.replaceChildren(ask()); } }, 'Cancel')];
+    if (pending != null) holder.append(...confirmation(pending));
+    else holder.append(ask());
+    return holder;
+  };
+  const stats = view.stats.length === 0 ? el('p', { 'data-section-stats': '' }, 'Empty: nothing waiting, failed or dead.')
+    : table(`${view.title}: counts by state`, view.columns, view.stats,
+      canAct && view.bulk ? { label: 'Bulk', cell: bulkCell } : null);
+  stats.setAttribute('data-section-stats', '');
+  const entryLists = view.lists.map((list, index) => renderList(view, list, index, canAct));
+  for (const [index, list] of view.lists.entries()) {
+    const id = `${view.kind}-${index}`;
+    const saved = lists.get(id);
+    if (saved) { // the operator's filtered or paged view, read again
+      fetchPage(view.kind, { ...saved.query, after: saved.cursors[saved.cursors.length - 1] })
+        .then((page) => {
+          lists.set(id, { ...saved, page });
+          keepFocus(() => document.querySelector(`[data-list="${CSS.escape(id)}"]`)?.replaceWith(renderList(view, list, index, canAct)));
+        })
+        .catch((e) => say(`Could not list ${noun(view.kind, 2)}: ${e.message}`, true));
+    }
+  }
   return el('article', { class: 'cluster section', 'data-section': view.kind, 'aria-labelledby': `section-${view.kind}` },
-    el('h3', { id: `section-${view.kind}` }, view.title), stats, lists);
+    el('h3', { id: `section-${view.kind}` }, view.title), stats, entryLists);
 }
 
 async function act(button, cluster, action) {
@@ -202,14 +367,16 @@ function render(state) {
     `Instance ${state.instanceId}${state.standalone ? ' (standalone)' : ''} · ${mode} · updated ${time(state.asOf)}`;
   renderProblems(state.problems);
   const openTimelines = new Set([...document.querySelectorAll('article.cluster details[open]')].map((d) => d.closest('article').dataset.cluster));
-  document.getElementById('cluster-list').replaceChildren(...state.clusters.map((c) => renderCluster(c, state)));
+  keepFocus(() => {
+    document.getElementById('cluster-list').replaceChildren(...state.clusters.map((c) => renderCluster(c, state)));
+    document.getElementById('section-list').replaceChildren(...state.sections.map((v) => renderSection(v, state)));
+  });
   for (const id of openTimelines) {
     const details = document.querySelector(`article.cluster[data-cluster="${CSS.escape(id)}"] details`);
     if (details) details.open = true;
   }
   const sections = document.getElementById('sections');
   sections.hidden = state.sections.length === 0;
-  document.getElementById('section-list').replaceChildren(...state.sections.map((v) => renderSection(v, state)));
   document.body.dataset.version = state.version;
 }
 
