@@ -30,8 +30,10 @@ import dev.polling.jdbc.internal.Sql;
 
 /**
  * The operator's side of a {@link DeliveryGuard} ({@link DeliveryGuard#admin()}): what is waiting or
- * stuck per destination, and the actions on it (resolve an IN_DOUBT message after checking the
- * destination, send a DEAD one again, purge delivered ones). Nothing here is on the delivery path;
+ * stuck per destination (pages of messages by state, destination and idempotency key,
+ * {@link DeliveryQuery}), and the actions on it (resolve an IN_DOUBT message after checking the
+ * destination, send a DEAD one again, or all DEAD ones of a destination after the operator confirmed
+ * their count, purge delivered ones). Nothing here is on the delivery path;
  * an application gives this object to its operations tooling (the starter's {@code pollingdelivery}
  * endpoint, health and meters) and the {@link DeliveryGuard} to its code.
  */

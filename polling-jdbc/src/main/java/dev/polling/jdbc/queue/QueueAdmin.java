@@ -31,8 +31,10 @@ import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue.Binder;
 
 /**
- * The operator's side of a {@link WorkQueue} ({@link WorkQueue#admin()}): what is queued, what is
- * stuck, and the actions on it (retry or discard a DEAD message, purge DONE ones). Nothing here is on
+ * The operator's side of a {@link WorkQueue} ({@link WorkQueue#admin()}): what is queued (pages of
+ * messages by state, queue and business key, {@link QueueQuery}), what is stuck (blocked keys), and
+ * the actions on it (retry or discard a DEAD message, retry all DEAD messages of a queue after the
+ * operator confirmed their count, purge DONE ones). Nothing here is on
  * the workers' path; an application gives this object to its operations tooling (the starter's
  * {@code pollingqueue} endpoint, health and meters) and the {@link WorkQueue} to its code.
  */
