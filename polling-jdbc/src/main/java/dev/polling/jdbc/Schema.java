@@ -20,7 +20,8 @@ import javax.sql.DataSource;
 public final class Schema {
 
 	private static final List<Migration> MIGRATIONS = List.of(new Migration(1, "polling_0_1_0"),
-			new Migration(2, "retries_retention_key_heads"), new Migration(3, "queue_without_open_index"));
+			new Migration(2, "retries_retention_key_heads"), new Migration(3, "queue_without_open_index"),
+			new Migration(4, "queue_dead_index"));
 
 	private Schema() {
 	}

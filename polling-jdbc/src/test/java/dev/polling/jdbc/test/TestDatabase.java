@@ -72,6 +72,22 @@ public record TestDatabase(String name, Dialect dialect, String url, String user
 		}
 	}
 
+	/**
+	 * Runs a query that answers one text.
+	 * @param sql the query
+	 * @return the text in the first column of the first row, or null without a row
+	 */
+	public String queryForString(String sql) {
+		try (Connection connection = connect();
+				Statement statement = connection.createStatement();
+				var result = statement.executeQuery(sql)) {
+			return result.next() ? result.getString(1) : null;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Failed on " + this.name + ": " + sql, ex);
+		}
+	}
+
 	@Override
 	public String toString() {
 		return this.name + " " + this.url;
