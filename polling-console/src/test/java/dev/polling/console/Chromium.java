@@ -71,6 +71,20 @@ final class Chromium {
 		Files.write(dir.resolve(name + ".png"), png);
 	}
 
+	/**
+	 * Clicks what the selector finds; again if the page re-rendered it meanwhile (the console
+	 * replaces its content when its data changed).
+	 */
+	static void click(WebDriver driver, String selector) {
+		new org.openqa.selenium.support.ui.WebDriverWait(driver, java.time.Duration.ofSeconds(20))
+			.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+			.ignoring(org.openqa.selenium.ElementNotInteractableException.class)
+			.until((d) -> {
+				d.findElement(org.openqa.selenium.By.cssSelector(selector)).click();
+				return true;
+			});
+	}
+
 	private static String firstExecutable(String[] candidates) {
 		for (String candidate : candidates) {
 			if (new File(candidate).canExecute()) {

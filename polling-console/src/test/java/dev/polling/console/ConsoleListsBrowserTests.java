@@ -81,6 +81,17 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 		this.browser.get(ConsoleApplications.url(this.app, "/actuator/console"));
 		ConsoleTwoInstancesBrowserTests.wait(this.browser)
 			.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(MESSAGES + " tbody tr")));
+		// every control has an accessible name (a label, its text or aria-label), for screen readers and voice control
+		ConsoleTwoInstancesBrowserTests.wait(this.browser).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+			.until((d) -> {
+				List<String> unnamed = d.findElements(By.cssSelector("button, input, select, summary"))
+					.stream()
+					.filter((control) -> control.getAccessibleName().isBlank())
+					.map((control) -> control.getTagName() + " " + control.getAttribute("outerHTML"))
+					.toList();
+				assertThat(unnamed).as("controls without an accessible name").isEmpty();
+				return true;
+			});
 		// keyset paging: 3 per page, every dead message once, in id order
 		List<Long> seen = new ArrayList<>(ids());
 		assertThat(this.browser.findElement(By.cssSelector(MESSAGES + " h4")).getText()).isEqualTo("Dead messages: 3 shown");
@@ -190,10 +201,11 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 		long failing = jobs.schedule("invoices", "monthly-2", Duration.ZERO, "close the month");
 		await().atMost(Duration.ofSeconds(30)).until(() -> jobs.admin().entry(failing).orElseThrow().state() == JobState.FAILED);
 		app.failing.set(false);
-		WebElement requeue = ConsoleTwoInstancesBrowserTests.wait(this.browser).until(ExpectedConditions.presenceOfElementLocated(
-				By.cssSelector("article[data-section='jobs'] tr[data-id='" + failing + "'] button[data-action='requeue']")));
-		assertThat(this.browser.findElement(By.cssSelector("[data-problem='jobs-failed']")).getText()).contains("1 failed job");
-		requeue.click();
+		String requeue = "article[data-section='jobs'] tr[data-id='" + failing + "'] button[data-action='requeue']";
+		ConsoleTwoInstancesBrowserTests.wait(this.browser).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(requeue)));
+		ConsoleTwoInstancesBrowserTests.wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(
+				By.cssSelector("[data-problem='jobs-failed']"), "1 failed job"));
+		click(requeue);
 		ConsoleTwoInstancesBrowserTests.wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
 				"Done: job " + failing + " (invoices/monthly-2) requeued by an anonymous user"));
 		await().atMost(Duration.ofSeconds(20)).until(() -> app.processed.get() == processed + 1);
@@ -208,6 +220,7 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 	private void filter(String state, String group, String key) {
 		ConsoleTwoInstancesBrowserTests.wait(this.browser)
 			.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+			.ignoring(org.openqa.selenium.ElementNotInteractableException.class)
 			.until((d) -> {
 				typeFilter(state, group, key);
 				return true;
@@ -233,14 +246,8 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 		return ((List<?>) ids).stream().map((id) -> Long.valueOf(String.valueOf(id))).toList();
 	}
 
-	/** Clicks what the selector finds, again if the page re-rendered it meanwhile. */
 	private void click(String selector) {
-		ConsoleTwoInstancesBrowserTests.wait(this.browser)
-			.ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-			.until((d) -> {
-				d.findElement(By.cssSelector(selector)).click();
-				return true;
-			});
+		Chromium.click(this.browser, selector);
 	}
 
 	private static long dead(WorkQueue queue, String name) {
