@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +36,7 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
-import dev.polling.sample.demo.DemoDriver.Instance;
+import dev.polling.e2e.DemoDriver.Instance;
 
 /**
  * The chaos run behind {@code ./chaos.sh}: the demo's mail server and three instances of the sample
@@ -248,9 +248,9 @@ public final class ChaosDriver {
 		int mails = Integer.parseInt((args.length > 2) ? args[2] : "7200");
 		Duration send = Duration.ofSeconds(Long.parseLong((args.length > 3) ? args[3] : "360"));
 		int faults = Integer.parseInt((args.length > 4) ? args[4] : "24");
-		String jar = System.getProperty("demo.jar", System.getProperty("java.class.path"));
+		DemoDriver.Jars jars = DemoDriver.jarsOrExit("chaos");
 		String java = ProcessHandle.current().info().command().orElse("java");
-		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jar);
+		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jars);
 		demo.instanceArguments.add("--polling.unreachable-peer-policy=" + policy);
 		// the tick clusters and the JMX idle timeout (application-chaos.yml)
 		demo.instanceArguments.add("--spring.profiles.active=chaos");
