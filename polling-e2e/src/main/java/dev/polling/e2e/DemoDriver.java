@@ -64,7 +64,9 @@ import dev.polling.e2e.DemoReport.Takeover;
  * Settings (system properties, or the environment variables in brackets): {@code demo.mails}
  * ({@code DEMO_MAILS}, default 300, or the first argument), {@code demo.send-seconds}
  * ({@code DEMO_SEND_SECONDS}, default 36: how long sending takes), {@code demo.work}
- * (default {@code demo-work}). All ports are free ones chosen at start. The driver opens the H2
+ * (default {@code demo-work}), {@code demo.sample-jar} and {@code demo.instance-jar} (the jars the
+ * instances run from, {@link Jars}; {@code ./demo.sh} sets both). All ports are free ones chosen
+ * at start. The driver opens the H2
  * database first, so it serves the file to the instances (H2 AUTO_SERVER): killing an instance
  * does not take the database with it, as with a database server of its own.
  */
