@@ -118,8 +118,7 @@ class AotInstancesTests {
 				"--polling.instance-id=" + id, "--polling.jmx.server.port=" + jmxPort,
 				"--spring.datasource.url=jdbc:h2:file:" + this.work.resolve("db/orders") + ";AUTO_SERVER=TRUE",
 				"--sample.mail.imap-port=" + mailServer.getImap().getPort(),
-				"--sample.mail.smtp-port=" + mailServer.getSmtp().getPort(), "--sample.poll-delay-millis=200",
-				"--sample.exit-with-parent=true"));
+				"--sample.mail.smtp-port=" + mailServer.getSmtp().getPort(), "--sample.poll-delay-millis=200"));
 		for (int i = 0; i < jmxPorts.length; i++) {
 			command.add("--polling.peers.instance-" + (i + 1) + ".host=127.0.0.1");
 			command.add("--polling.peers.instance-" + (i + 1) + ".port=" + jmxPorts[i]);

@@ -1,9 +1,15 @@
 package dev.polling.sample;
 
+import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
 import jakarta.mail.MessagingException;
@@ -16,11 +22,12 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import dev.polling.jdbc.delivery.DeliveryEntry;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryState;
-import dev.polling.sample.demo.InDoubtOperator;
 import dev.polling.sample.mail.ConfirmationSender;
 import dev.polling.sample.mail.MailProperties;
 
@@ -29,9 +36,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A confirmation whose send ended in an unknown outcome (the SMTP server took the content and hung
- * up without confirming) becomes IN_DOUBT and is not sent again by itself; the operator (the demo's
- * {@link InDoubtOperator}, through {@code /actuator/pollingdelivery}) resolves it: "resend" sends
- * it once more with the same idempotency key, "delivered" closes it without sending.
+ * up without confirming) becomes IN_DOUBT and is not sent again by itself; the operator, through
+ * {@code /actuator/pollingdelivery} (as polling-e2e's {@code InDoubtOperator} does in the demo),
+ * finds it listed and resolves it: "resend" sends it once more with the same idempotency key,
+ * "delivered" closes it without sending.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:in-doubt;DB_CLOSE_DELAY=-1", "sample.poll-delay-millis=200",
@@ -50,6 +58,8 @@ class InDoubtConfirmationTests {
 
 	@LocalServerPort
 	private int port;
+
+	private final HttpClient http = HttpClient.newHttpClient();
 
 	@DynamicPropertySource
 	static void mailServer(DynamicPropertyRegistry registry) {
@@ -76,15 +86,13 @@ class InDoubtConfirmationTests {
 		assertThat(confirmationsOf("resend-me@shop.example")).isEmpty();
 		assertThat(inDoubtKeys()).hasSize(2);
 
-		// the operator: one did not arrive (resend), the other did (delivered)
-		List<String> lines = new InDoubtOperator(HttpClient.newHttpClient(), "http://127.0.0.1:" + this.port)
-			.resolveAll((key) -> key.equals("confirmation:arrived@shop.example"));
-
-		assertThat(lines).hasSize(2)
-			.anyMatch((line) -> line.contains("confirmation:resend-me@shop.example") && line.contains("not found")
-					&& line.contains("/resend -> 200"))
-			.anyMatch((line) -> line.contains("confirmation:arrived@shop.example") && line.contains("found")
-					&& line.contains("/delivered -> 200"));
+		// the operator: both listed as in doubt; one did not arrive (resend), the other did (delivered)
+		Map<String, Long> listed = inDoubtListedByTheEndpoint();
+		assertThat(listed).containsOnlyKeys("confirmation:resend-me@shop.example", "confirmation:arrived@shop.example");
+		assertThat(post("/actuator/pollingdelivery/" + listed.get("confirmation:resend-me@shop.example") + "/resend"))
+			.as("POST .../resend").isEqualTo(200);
+		assertThat(post("/actuator/pollingdelivery/" + listed.get("confirmation:arrived@shop.example") + "/delivered"))
+			.as("POST .../delivered").isEqualTo(200);
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			assertThat(confirmationsOf("resend-me@shop.example")).hasSize(1);
 			assertThat(state("confirmation:resend-me@shop.example")).isEqualTo(DeliveryState.DELIVERED);
@@ -94,6 +102,27 @@ class InDoubtConfirmationTests {
 		assertThat(state("confirmation:arrived@shop.example")).isEqualTo(DeliveryState.DELIVERED);
 		assertThat(confirmationsOf("arrived@shop.example")).as("resolved as delivered: not sent").isEmpty();
 		assertThat(inDoubtKeys()).isEmpty();
+	}
+
+	/** {@code GET /actuator/pollingdelivery}: the in-doubt entries' ids by idempotency key. */
+	private Map<String, Long> inDoubtListedByTheEndpoint() throws IOException, InterruptedException {
+		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(URI.create(url("/actuator/pollingdelivery"))).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as("GET /actuator/pollingdelivery").isEqualTo(200);
+		Map<String, Long> listed = new LinkedHashMap<>();
+		for (JsonNode entry : JsonMapper.builder().build().readTree(response.body()).path("inDoubt")) {
+			listed.put(entry.path("idempotencyKey").asString(), entry.path("id").asLong());
+		}
+		return listed;
+	}
+
+	private int post(String path) throws IOException, InterruptedException {
+		return this.http.send(HttpRequest.newBuilder(URI.create(url(path))).POST(HttpRequest.BodyPublishers.noBody()).build(),
+				HttpResponse.BodyHandlers.discarding()).statusCode();
+	}
+
+	private String url(String path) {
+		return "http://127.0.0.1:" + this.port + path;
 	}
 
 	private List<String> inDoubtKeys() {

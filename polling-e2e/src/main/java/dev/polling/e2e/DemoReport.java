@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.time.Duration;
 import java.util.List;
@@ -6,9 +6,9 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import dev.polling.sample.demo.DemoReport.FollowUp;
-import dev.polling.sample.demo.DemoReport.Order;
-import dev.polling.sample.demo.DemoReport.Takeover;
+import dev.polling.e2e.DemoReport.FollowUp;
+import dev.polling.e2e.DemoReport.Order;
+import dev.polling.e2e.DemoReport.Takeover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

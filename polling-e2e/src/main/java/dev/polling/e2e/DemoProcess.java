@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;

@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,10 +46,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import dev.polling.jdbc.inbox.InboxKeys;
-import dev.polling.sample.mail.ConfirmationSender;
-import dev.polling.sample.demo.DemoReport.FollowUp;
-import dev.polling.sample.demo.DemoReport.Order;
-import dev.polling.sample.demo.DemoReport.Takeover;
+import dev.polling.e2e.DemoReport.FollowUp;
+import dev.polling.e2e.DemoReport.Order;
+import dev.polling.e2e.DemoReport.Takeover;
 
 /**
  * The demo behind the README's first command ({@code ./demo.sh}): starts the mail server
@@ -65,7 +64,9 @@ import dev.polling.sample.demo.DemoReport.Takeover;
  * Settings (system properties, or the environment variables in brackets): {@code demo.mails}
  * ({@code DEMO_MAILS}, default 300, or the first argument), {@code demo.send-seconds}
  * ({@code DEMO_SEND_SECONDS}, default 36: how long sending takes), {@code demo.work}
- * (default {@code demo-work}). All ports are free ones chosen at start. The driver opens the H2
+ * (default {@code demo-work}), {@code demo.sample-jar} and {@code demo.instance-jar} (the jars the
+ * instances run from, {@link Jars}; {@code ./demo.sh} sets both). All ports are free ones chosen
+ * at start. The driver opens the H2
  * database first, so it serves the file to the instances (H2 AUTO_SERVER): killing an instance
  * does not take the database with it, as with a database server of its own.
  */
@@ -93,6 +94,13 @@ public final class DemoDriver {
 
 	private static final String MAIL_PASSWORD = "secret";
 
+	/**
+	 * The header naming the order a confirmation confirms: the sample's
+	 * {@code ConfirmationSender.CONFIRMS_HEADER} (this module does not compile against the sample;
+	 * with another name no confirmation would be found and the demo would fail).
+	 */
+	static final String CONFIRMS_HEADER = "X-Confirms";
+
 	private static final String LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
 
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(150);
@@ -109,7 +117,7 @@ public final class DemoDriver {
 
 	final String java;
 
-	final String jar;
+	final Jars jars;
 
 	private final long startNanos = System.nanoTime();
 
@@ -158,12 +166,46 @@ public final class DemoDriver {
 
 	private boolean stopped;
 
-	DemoDriver(int mails, Duration sendDuration, Path work, String java, String jar) {
+	DemoDriver(int mails, Duration sendDuration, Path work, String java, Jars jars) {
 		this.mails = mails;
 		this.sendDuration = sendDuration;
 		this.work = work.toAbsolutePath().normalize();
 		this.java = java;
-		this.jar = jar;
+		this.jars = jars;
+	}
+
+	/**
+	 * The jars the driver starts processes from.
+	 * @param driver this module's executable jar, which the mail server runs from (GreenMail is in it)
+	 * @param sample the sample app's executable jar, which every instance runs from
+	 * @param instance this module's jar of additions to an instance ({@code dev.polling.e2e.instance}:
+	 * the watchdog, and the tick clusters of profile {@code chaos}), put on the instance's class path
+	 * with the Spring Boot launcher's {@code loader.path}
+	 */
+	record Jars(String driver, String sample, String instance) {
+
+		/**
+		 * From the system properties {@code demo.sample-jar} and {@code demo.instance-jar} (paths,
+		 * default the Maven build's, relative to the working directory); the driver's jar is its class path.
+		 * @return the jars, each an existing file
+		 * @throws IllegalArgumentException naming the property, its value and the build that makes the file
+		 */
+		static Jars fromSystemProperties() {
+			return new Jars(Path.of(System.getProperty("java.class.path")).toAbsolutePath().normalize().toString(),
+					existing("demo.sample-jar", "polling-sample-app/target/polling-sample-app-0.1.0-SNAPSHOT.jar", "polling-sample-app"),
+					existing("demo.instance-jar", "polling-e2e/target/polling-e2e-0.1.0-SNAPSHOT-instance.jar", "polling-e2e"));
+		}
+
+		private static String existing(String property, String defaultPath, String module) {
+			String value = System.getProperty(property, defaultPath);
+			Path path = Path.of(value).toAbsolutePath().normalize();
+			if (!Files.isRegularFile(path)) {
+				throw new IllegalArgumentException(property + "=" + value + ": no such file (" + path + "); build it with"
+						+ " ./mvnw -B -q -DskipTests -pl " + module + " -am package, or set -D" + property + " to the jar");
+			}
+			return path.toString();
+		}
+
 	}
 
 	public static void main(String[] args) {
@@ -173,9 +215,9 @@ public final class DemoDriver {
 			System.exit(2);
 		}
 		Duration sendDuration = Duration.ofSeconds(Long.parseLong(setting("demo.send-seconds", "DEMO_SEND_SECONDS", "36")));
-		String jar = System.getProperty("demo.jar", System.getProperty("java.class.path"));
+		Jars jars = jarsOrExit("demo");
 		String java = ProcessHandle.current().info().command().orElse("java");
-		DemoDriver driver = new DemoDriver(mails, sendDuration, Path.of(System.getProperty("demo.work", "demo-work")), java, jar);
+		DemoDriver driver = new DemoDriver(mails, sendDuration, Path.of(System.getProperty("demo.work", "demo-work")), java, jars);
 		Runtime.getRuntime().addShutdownHook(new Thread(driver::stopAll, "demo-shutdown"));
 		DemoReport report;
 		try {
@@ -191,6 +233,18 @@ public final class DemoDriver {
 		System.out.println(report.lastLine());
 		System.out.flush();
 		System.exit(report.ok() ? 0 : 1);
+	}
+
+	/** The jars from the system properties, or the exit with code 2 and the error on stderr. */
+	static Jars jarsOrExit(String name) {
+		try {
+			return Jars.fromSystemProperties();
+		}
+		catch (IllegalArgumentException ex) {
+			System.err.println(name + ": " + ex.getMessage());
+			System.exit(2);
+			throw ex;
+		}
 	}
 
 	int mailCount() {
@@ -394,7 +448,7 @@ public final class DemoDriver {
 		this.smtpPort = freePort();
 		this.imapPort = freePort();
 		List<String> command = new ArrayList<>(List.of(this.java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-				"-Dloader.main=" + DemoMailServer.class.getName(), "-cp", this.jar, LAUNCHER,
+				"-Dloader.main=" + DemoMailServer.class.getName(), "-cp", this.jars.driver(), LAUNCHER,
 				Integer.toString(this.smtpPort), Integer.toString(this.imapPort), MAIL_PASSWORD));
 		command.addAll(MAILBOX_USERS);
 		command.addAll(customers());
@@ -483,7 +537,8 @@ public final class DemoDriver {
 		int httpPort = this.slotPorts.get(slot - 1)[0];
 		int jmxPort = this.slotPorts.get(slot - 1)[1];
 		List<String> command = new ArrayList<>(List.of(this.java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-				"-jar", this.jar, "--spring.config.additional-location=file:" + this.sharedConfiguration, "--server.port=" + httpPort,
+				"-Dloader.path=" + this.jars.instance(), "-cp", this.jars.sample(), LAUNCHER,
+				"--spring.config.additional-location=file:" + this.sharedConfiguration, "--server.port=" + httpPort,
 				"--polling.jmx.server.port=" + jmxPort, "--polling.instance-id=" + instanceId));
 		command.addAll(this.instanceArguments);
 		command.addAll(arguments);
@@ -496,8 +551,8 @@ public final class DemoDriver {
 			.append("# its own --server.port, --polling.jmx.server.port and --polling.instance-id.\n")
 			.append("spring:\n  datasource:\n    url: \"").append(databaseUrl().replace("\\", "\\\\").replace("\"", "\\\""))
 			.append("\"\n")
-			.append("sample:\n  exit-with-parent: true   # an instance ends when the demo driver ends\n")
-			.append("  follow-up-delay: ").append(FOLLOW_UP_DELAY.toSeconds()).append("s   # the demo waits for them\n")
+			.append("e2e:\n  exit-with-parent: true   # an instance ends when the demo driver ends (dev.polling.e2e.instance)\n")
+			.append("sample:\n  follow-up-delay: ").append(FOLLOW_UP_DELAY.toSeconds()).append("s   # the demo waits for them\n")
 			.append("  mail:\n    imap-port: ").append(this.imapPort).append('\n')
 			.append("    smtp-port: ").append(this.smtpPort).append("   # the confirmations\n")
 			.append("    processing-time: 20ms   # simulated business work per mail\n")
@@ -745,10 +800,10 @@ public final class DemoDriver {
 		boolean read = readMailboxes(customers(), (folder) -> {
 			Message[] all = folder.getMessages();
 			FetchProfile profile = new FetchProfile();
-			profile.add(ConfirmationSender.CONFIRMS_HEADER);
+			profile.add(CONFIRMS_HEADER);
 			folder.fetch(all, profile);
 			for (Message message : all) {
-				String[] confirms = message.getHeader(ConfirmationSender.CONFIRMS_HEADER);
+				String[] confirms = message.getHeader(CONFIRMS_HEADER);
 				if (confirms != null && confirms.length > 0) {
 					keys.add(confirms[0]);
 				}

@@ -1,4 +1,4 @@
-package dev.polling.sample.ticks;
+package dev.polling.e2e.instance;
 
 import java.time.Duration;
 import java.util.List;
@@ -15,27 +15,23 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.context.annotation.Profile;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Component;
 
 import dev.polling.core.PollingManager;
 
 /**
- * The chaos run's extra clusters (profile {@code chaos}, {@code application-chaos.yml}): every
+ * The chaos run's extra clusters (profile {@code chaos}, {@code application-chaos.yml} of this
+ * module's instance jar): every
  * configured cluster whose id starts with {@value #PREFIX} is decided at each tick of one timer, all
  * of them at once on a thread each, so their decisions overlap (and with them the requests to the
- * peers). The ticks are aligned to the wall clock ({@code sample.ticks.period}, default 4 s), so all
+ * peers). The ticks are aligned to the wall clock ({@code e2e.ticks.period}, default 4 s), so all
  * instances decide at the same moment. A granted cycle does nothing but record in
  * {@code tick_cycles} which instance ran which cluster (the chaos driver reads it); the decision and
  * the hold are the same as with {@code @PollingCycle}, which would need one method per cluster.
  * A cluster whose previous decision or cycle has not ended is skipped at that tick.
  */
-@Component
-@Profile("chaos")
-class TickClusters implements SmartLifecycle {
+final class TickClusters implements SmartLifecycle {
 
 	static final String PREFIX = "TICK_";
 
@@ -55,7 +51,7 @@ class TickClusters implements SmartLifecycle {
 
 	private @Nullable ExecutorService workers;
 
-	TickClusters(PollingManager polling, JdbcClient jdbc, @Value("${sample.ticks.period:4s}") Duration period) {
+	TickClusters(PollingManager polling, JdbcClient jdbc, Duration period) {
 		this.polling = polling;
 		this.jdbc = jdbc;
 		this.period = period;

@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.util.concurrent.CountDownLatch;
 
@@ -6,6 +6,8 @@ import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.ServerSetup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import dev.polling.e2e.instance.ParentWatchdog;
 
 /**
  * The demo's mail server, a real SMTP and IMAP server (GreenMail) in its own process:

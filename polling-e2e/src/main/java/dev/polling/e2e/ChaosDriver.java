@@ -1,4 +1,4 @@
-package dev.polling.sample.demo;
+package dev.polling.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +36,7 @@ import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
-import dev.polling.sample.demo.DemoDriver.Instance;
+import dev.polling.e2e.DemoDriver.Instance;
 
 /**
  * The chaos run behind {@code ./chaos.sh}: the demo's mail server and three instances of the sample
@@ -77,7 +77,8 @@ import dev.polling.sample.demo.DemoDriver.Instance;
  * {@value #HOLD_SECONDS} s after that none of the five is held by {@code instance-4} or by two
  * instances, and after a SIGTERM to {@code instance-4} all five are held.</li>
  * <li><b>duplicate instance id</b>: a second process with the id {@code instance-1} starts on the
- * ports of the entry {@code instance-4} (and {@code tick-4}). Checked: both processes with that id
+ * ports of the entry {@code instance-4} (and {@code tick-4}), with those entries and
+ * {@code instance-1}'s swapped in its peer list (see {@code DuplicateIdPhase}). Checked: both processes with that id
  * report {@code duplicate-instance-id} for every JMX cluster, {@code instance-1}'s health is DOWN
  * naming it, neither holds a JMX cluster for {@value #HOLD_SECONDS} s after that, and after a SIGTERM
  * to the second one {@code instance-1}'s health is UP again.</li>
@@ -248,9 +249,9 @@ public final class ChaosDriver {
 		int mails = Integer.parseInt((args.length > 2) ? args[2] : "7200");
 		Duration send = Duration.ofSeconds(Long.parseLong((args.length > 3) ? args[3] : "360"));
 		int faults = Integer.parseInt((args.length > 4) ? args[4] : "24");
-		String jar = System.getProperty("demo.jar", System.getProperty("java.class.path"));
+		DemoDriver.Jars jars = DemoDriver.jarsOrExit("chaos");
 		String java = ProcessHandle.current().info().command().orElse("java");
-		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jar);
+		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jars);
 		demo.instanceArguments.add("--polling.unreachable-peer-policy=" + policy);
 		// the tick clusters and the JMX idle timeout (application-chaos.yml)
 		demo.instanceArguments.add("--spring.profiles.active=chaos");
@@ -299,8 +300,8 @@ public final class ChaosDriver {
 		List<String> instancePeers = new ArrayList<>();
 		List<String> tickPeers = new ArrayList<>();
 		for (int i = 1; i <= ports.size(); i++) {
-			yaml.append("    ").append(TICK_PEER_PREFIX).append(i).append(":\n      url: \"service:jmx:rmi:///jndi/rmi://127.0.0.1:")
-				.append(ports.get(i - 1)[1]).append("/jmxrmi\"\n");
+			yaml.append("    ").append(TICK_PEER_PREFIX).append(i).append(":\n      url: \"").append(jmxUrl(ports.get(i - 1)[1]))
+				.append("\"\n");
 			instancePeers.add("instance-" + i);
 			tickPeers.add(TICK_PEER_PREFIX + i);
 		}
@@ -314,7 +315,12 @@ public final class ChaosDriver {
 		return yaml.toString();
 	}
 
-	@Nullable String run() throws Exception {
+	/** The JMX service URL of an instance's server on this machine. */
+	static String jmxUrl(int port) {
+		return "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi";
+	}
+
+		@Nullable String run() throws Exception {
 		this.demo.prepareWorkDirectory();
 		this.demo.say("chaos: seed %d, policy %s, %d faults and 3 phases, %d mails over %d s", this.seed, this.policy,
 				this.faultCount, this.demo.mailCount(), this.sendDuration.toSeconds());
@@ -1258,7 +1264,23 @@ public final class ChaosDriver {
 		private int followUpsHeldByBoth;
 
 		DuplicateIdPhase(long offset) {
-			super("duplicate-instance-id", offset, ChaosDriver.this.demo.instance("instance-1-twin", "instance-1", 4, List.of()));
+			super("duplicate-instance-id", offset,
+					ChaosDriver.this.demo.instance("instance-1-twin", "instance-1", 4, twinPeers(ChaosDriver.this.demo.slotPorts)));
+		}
+
+		/**
+		 * The shared peer list as the twin sees it: the starter refuses to start an instance whose own
+		 * entry names a port on a local address other than its JMX server's (the first instance-1's, here),
+		 * so the twin gets the entries {@code instance-1} and {@code instance-4} (and {@code tick-1} and
+		 * {@code tick-4}) swapped: its own entry names its own server, {@code instance-4} the first
+		 * {@code instance-1}. Each of the two reaches the other, as with one shared list.
+		 */
+		private static List<String> twinPeers(List<int[]> slotPorts) {
+			int first = slotPorts.get(0)[1];
+			int twin = slotPorts.get(3)[1];
+			return List.of("--polling.peers.instance-1.port=" + twin, "--polling.peers.instance-4.port=" + first,
+					"--polling.peers." + TICK_PEER_PREFIX + "1.url=" + jmxUrl(twin),
+					"--polling.peers." + TICK_PEER_PREFIX + "4.url=" + jmxUrl(first));
 		}
 
 		@Override
