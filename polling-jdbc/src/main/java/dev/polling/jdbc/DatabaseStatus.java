@@ -1,7 +1,5 @@
 package dev.polling.jdbc;
 
-import dev.polling.jdbc.internal.Arguments;
-import dev.polling.jdbc.internal.Failures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
@@ -74,7 +72,12 @@ public final class DatabaseStatus {
 	 * @param name what the log calls it, e.g. the instance id
 	 */
 	public DatabaseStatus(String name) {
-		this.name = Arguments.key("name", name, 200, "e.g. the instance id");
+		Objects.requireNonNull(name, "name must not be null: e.g. the instance id");
+		if (name.isBlank() || name.length() > 200) {
+			throw new IllegalArgumentException("name must be 1 to 200 characters and not blank but was '" + name
+					+ "': e.g. the instance id");
+		}
+		this.name = name;
 	}
 
 	/**
@@ -91,7 +94,9 @@ public final class DatabaseStatus {
 			// during an outage, a pool that times out waiting for a connection is one of its symptoms
 			return this.unavailableSince != null && Failures.isConnectionFailure(failure);
 		}
-		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
+		String message = failure.getMessage();
+		String text = failure.getClass().getName() + ((message != null) ? ": " + message : "");
+		String error = (text.length() <= MAX_ERROR_LENGTH) ? text : text.substring(0, MAX_ERROR_LENGTH - 3) + "...";
 		this.lastError = error;
 		if (this.unavailableSince == null) {
 			synchronized (this.lock) {

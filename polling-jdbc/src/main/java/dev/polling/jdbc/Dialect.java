@@ -120,4 +120,14 @@ public enum Dialect {
 				+ Arrays.stream(values()).map(Dialect::id).collect(Collectors.joining(", ")) + ")");
 	}
 
+	/**
+	 * Whether a statement failed on a unique or primary key (PostgreSQL and H2 SQL state 23505,
+	 * MariaDB errors 1062 and 1586).
+	 * @param ex the failure
+	 * @return whether it is a duplicate key
+	 */
+	public static boolean isDuplicateKey(java.sql.SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062 || ex.getErrorCode() == 1586;
+	}
+
 }

@@ -1,6 +1,5 @@
 package dev.polling.jdbc;
 
-import dev.polling.jdbc.internal.DialectSql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -126,7 +125,7 @@ abstract class MigrationLock implements AutoCloseable {
 			statement.executeUpdate();
 		}
 		catch (SQLException ex) {
-			if (!DialectSql.isDuplicateKey(ex)) { // another migrator inserted it first
+			if (!Dialect.isDuplicateKey(ex)) { // another migrator inserted it first
 				throw ex;
 			}
 		}

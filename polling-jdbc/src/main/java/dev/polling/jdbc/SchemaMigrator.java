@@ -158,8 +158,8 @@ final class SchemaMigrator {
 				return;
 			}
 			catch (SQLException ex) {
-				if (attempt >= ATTEMPTS || !dev.polling.jdbc.internal.Failures.isTransient(ex)
-						|| dev.polling.jdbc.internal.Failures.isConnectionFailure(ex)) {
+				if (attempt >= ATTEMPTS || !Failures.isTransient(ex)
+						|| Failures.isConnectionFailure(ex)) {
 					throw ex;
 				}
 				logger.info("Polling's schema version {} lost a lock to the instances at work ({}); running it again in {} ms",

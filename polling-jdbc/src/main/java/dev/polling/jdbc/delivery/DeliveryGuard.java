@@ -9,7 +9,7 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
-import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.Failures;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.internal.UnansweredClaims;

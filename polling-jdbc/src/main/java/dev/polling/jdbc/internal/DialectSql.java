@@ -34,7 +34,7 @@ public final class DialectSql {
 	 * @return whether it is a duplicate key
 	 */
 	public static boolean isDuplicateKey(SQLException ex) {
-		return "23505".equals(ex.getSQLState()) || ex.getErrorCode() == 1062 || ex.getErrorCode() == 1586;
+		return Dialect.isDuplicateKey(ex);
 	}
 
 	/**

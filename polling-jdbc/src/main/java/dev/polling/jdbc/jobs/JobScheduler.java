@@ -32,7 +32,7 @@ import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
-import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.Failures;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue;

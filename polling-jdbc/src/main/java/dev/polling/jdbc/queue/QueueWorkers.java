@@ -3,7 +3,7 @@ package dev.polling.jdbc.queue;
 import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TransactionRunner;
-import dev.polling.jdbc.internal.Failures;
+import dev.polling.jdbc.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,4 +1,4 @@
-package dev.polling.jdbc.internal;
+package dev.polling.jdbc;
 
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
