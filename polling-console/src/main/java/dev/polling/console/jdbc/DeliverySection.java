@@ -15,7 +15,6 @@ import org.jspecify.annotations.Nullable;
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
 import dev.polling.console.ConsoleSection;
-import dev.polling.jdbc.BulkRetry;
 import dev.polling.jdbc.delivery.DeliveryEntry;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryQuery;
@@ -37,7 +36,7 @@ public final class DeliverySection implements ConsoleSection {
 
 	static final List<String> DEAD_ACTIONS = List.of("retry");
 
-	static final String RETRY_DEAD = "retry-dead";
+	static final String RETRY_DEAD = BulkRetries.RETRY_DEAD;
 
 	private static final List<String> ACTIONS = List.of("delivered", "resend", "retry");
 
@@ -196,26 +195,9 @@ public final class DeliverySection implements ConsoleSection {
 
 	@Override
 	public Outcome bulk(String action, String group, long confirmedCount) {
-		if (!RETRY_DEAD.equals(action)) {
-			return new Outcome(400, "Unknown bulk action '" + action + "' for deliveries", List.of(RETRY_DEAD));
-		}
-		BulkRetry result;
-		try {
-			result = this.guard.admin().retryAllDead(group, confirmedCount);
-		}
-		catch (IllegalArgumentException | NullPointerException ex) {
-			return new Outcome(400, String.valueOf(ex.getMessage()), List.of());
-		}
-		finally {
-			this.stats.forget();
-		}
-		if (!result.applied()) {
-			return new Outcome(409, "Destination " + group + " has " + result.found() + " dead deliver"
-					+ ((result.found() == 1) ? "y" : "ies") + " now, not the " + confirmedCount
-					+ " confirmed; nothing was retried. Confirm the new count to retry them", List.of(Long.toString(result.found())));
-		}
-		return Outcome.done("all " + result.retried() + " dead deliver" + ((result.retried() == 1) ? "y" : "ies") + " to " + group
-				+ " retried");
+		return BulkRetries.run(action, "deliveries", group, confirmedCount,
+				() -> this.guard.admin().retryAllDead(group, confirmedCount), this.stats::forget,
+				new BulkRetries.Words("Destination", "dead delivery", "dead deliveries", "to"));
 	}
 
 	@Override

@@ -13,7 +13,6 @@ import org.jspecify.annotations.Nullable;
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
 import dev.polling.console.ConsoleSection;
-import dev.polling.jdbc.BulkRetry;
 import dev.polling.jdbc.queue.BlockedKey;
 import dev.polling.jdbc.queue.MessageState;
 import dev.polling.jdbc.queue.QueueEntry;
@@ -32,7 +31,7 @@ public final class QueueSection implements ConsoleSection {
 
 	static final List<String> ACTIONS = List.of("retry", "discard");
 
-	static final String RETRY_DEAD = "retry-dead";
+	static final String RETRY_DEAD = BulkRetries.RETRY_DEAD;
 
 	/** The states an operator lists; dead first (they need a human), then what waits. */
 	static final List<String> STATES = List.of("DEAD", "FAILED", "BLOCKED", "NEW", "IN_PROGRESS");
@@ -180,26 +179,9 @@ public final class QueueSection implements ConsoleSection {
 
 	@Override
 	public Outcome bulk(String action, String group, long confirmedCount) {
-		if (!RETRY_DEAD.equals(action)) {
-			return new Outcome(400, "Unknown bulk action '" + action + "' for queue messages", List.of(RETRY_DEAD));
-		}
-		BulkRetry result;
-		try {
-			result = this.queue.admin().retryAllDead(group, confirmedCount);
-		}
-		catch (IllegalArgumentException | NullPointerException ex) {
-			return new Outcome(400, String.valueOf(ex.getMessage()), List.of());
-		}
-		finally {
-			this.stats.forget();
-		}
-		if (!result.applied()) {
-			return new Outcome(409, "Queue " + group + " has " + result.found() + " dead message" + ((result.found() == 1) ? "" : "s")
-					+ " now, not the " + confirmedCount + " confirmed; nothing was retried. Confirm the new count to retry them",
-					List.of(Long.toString(result.found())));
-		}
-		return Outcome.done("all " + result.retried() + " dead message" + ((result.retried() == 1) ? "" : "s") + " of queue " + group
-				+ " retried");
+		return BulkRetries.run(action, "queue messages", group, confirmedCount,
+				() -> this.queue.admin().retryAllDead(group, confirmedCount), this.stats::forget,
+				new BulkRetries.Words("Queue", "dead message", "dead messages", "of queue"));
 	}
 
 	@Override
