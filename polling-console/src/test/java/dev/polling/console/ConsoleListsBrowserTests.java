@@ -20,12 +20,7 @@ import org.openqa.selenium.support.ui.Select;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
 
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.jobs.JobScheduler;
@@ -56,7 +51,8 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 	@BeforeAll
 	void start() throws Exception {
 		this.browser = Chromium.start();
-		this.app = ConsoleApplications.start(ListsApplication.class, "lists", ConsoleApplications.freePort(), List.of(),
+		this.app = ConsoleApplications.start(new Class<?>[] { ConsoleApplications.OpenApplication.class, ListsApplication.class }, "lists",
+				ConsoleApplications.freePort(), List.of(),
 				"management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true", "polling.console.page-size=3",
 				"polling.console.job-overdue-after=2s", "spring.datasource.url=jdbc:h2:mem:console-lists;DB_CLOSE_DELAY=-1",
 				"polling.jdbc.queue.enabled=true", "polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.poll-interval=100ms",
@@ -260,24 +256,12 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 	}
 
 	/** Queue "invoices" fails while {@link #failing} is set; "reports" always fails; cluster JOBS dispatches the jobs. */
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	@EnableScheduling
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
 	static class ListsApplication {
 
 		final AtomicBoolean failing = new AtomicBoolean(true);
 
 		final AtomicInteger processed = new AtomicInteger();
-
-		@Bean
-		SecurityFilterChain open(HttpSecurity http) throws Exception {
-			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).csrf((csrf) -> csrf.disable()).build();
-		}
-
-		@Bean
-		ConsoleApplications.TickCounter tickCounter() {
-			return new ConsoleApplications.TickCounter();
-		}
 
 		@Bean
 		QueueSubscription invoices() {

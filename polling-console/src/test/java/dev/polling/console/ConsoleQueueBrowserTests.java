@@ -17,12 +17,7 @@ import org.openqa.selenium.support.ui.ExpectedConditions;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.scheduling.annotation.EnableScheduling;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.web.SecurityFilterChain;
 
 import dev.polling.jdbc.delivery.DeliveryDestination;
 import dev.polling.jdbc.delivery.DeliveryGuard;
@@ -49,7 +44,8 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 	@BeforeAll
 	void start() throws Exception {
 		this.browser = Chromium.start();
-		this.app = ConsoleApplications.start(QueueApplication.class, "queue", ConsoleApplications.freePort(), List.of(),
+		this.app = ConsoleApplications.start(new Class<?>[] { ConsoleApplications.OpenApplication.class, QueueApplication.class }, "queue",
+				ConsoleApplications.freePort(), List.of(),
 				"management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true",
 				"spring.datasource.url=jdbc:h2:mem:console-queue;DB_CLOSE_DELAY=-1", "polling.jdbc.queue.enabled=true",
 				"polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.poll-interval=100ms", "polling.jdbc.delivery.enabled=true",
@@ -163,9 +159,7 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 	}
 
 	/** A standalone application with the work queue on H2; queue "invoices" fails while {@link #failing} is set. */
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	@EnableScheduling
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
 	static class QueueApplication {
 
 		final AtomicBoolean failing = new AtomicBoolean(true);
@@ -183,16 +177,6 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 				this.sends.incrementAndGet();
 				this.hanging.await(30, TimeUnit.SECONDS);
 			});
-		}
-
-		@Bean
-		ConsoleApplications.TickCounter tickCounter() {
-			return new ConsoleApplications.TickCounter();
-		}
-
-		@Bean
-		SecurityFilterChain open(HttpSecurity http) throws Exception {
-			return http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll()).csrf((csrf) -> csrf.disable()).build();
 		}
 
 		@Bean
