@@ -1,9 +1,7 @@
 package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DatabaseStatus;
-import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TransactionRunner;
-import dev.polling.jdbc.Failures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -74,6 +72,9 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private final DatabaseStatus status;
 
+	/** Runs the handlers and writes the outcomes. */
+	private final QueueHandling handling;
+
 	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
 
 	private final LinkedBlockingQueue<QueueMessage> completions = new LinkedBlockingQueue<>();
@@ -115,6 +116,8 @@ public final class QueueWorkers implements AutoCloseable {
 		this.batchCompletions = builder.batchCompletions;
 		this.status = (builder.status != null) ? builder.status
 				: new DatabaseStatus("the queue workers of " + this.queue.owner());
+		this.handling = new QueueHandling(this.queue, this.handlers, this.withoutTransaction, this.transactions,
+				this.batchCompletions, this.status, this.held, this.completions);
 	}
 
 	/**
@@ -334,7 +337,7 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 			boolean deferred = false;
 			try {
-				deferred = process(message);
+				deferred = this.handling.process(message);
 			}
 			finally {
 				if (!deferred) {
@@ -382,133 +385,16 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 			this.completions.drainTo(batch, 99);
 			try {
-				retryingTransient(() -> this.queue.completeAll(batch));
+				QueueHandling.retryingTransient(() -> this.queue.completeAll(batch));
 			}
 			catch (RuntimeException ex) {
-				warnUnlessOutage(ex, "Could not record the completion of {} message(s); they are processed again after "
-						+ "their leases expire: {}", batch.size(), ex.getMessage());
+				this.handling.warnUnlessOutage(ex, "Could not record the completion of {} message(s); they are processed "
+						+ "again after their leases expire: {}", batch.size(), ex.getMessage());
 			}
 			finally {
 				batch.forEach(this::finished);
 				batch.clear();
 			}
-		}
-	}
-
-	/** Processes a message; answers whether its completion was handed to the completer. */
-	private boolean process(QueueMessage message) {
-		if (this.held.get(message.id()) != message) {
-			return false; // lost while prefetched: another instance has it now
-		}
-		QueueHandler handler = this.handlers.get(message.queue());
-		if (handler == null) {
-			return false;
-		}
-		if (this.transactions == TransactionRunner.NONE || this.withoutTransaction.contains(message.queue())) {
-			try {
-				handler.handle(message);
-			}
-			catch (Exception | Error ex) {
-				failOrPostpone(message, ex);
-				return false;
-			}
-			if (this.batchCompletions) {
-				this.completions.add(message);
-				return true;
-			}
-			try {
-				retryingTransient(() -> this.queue.complete(message));
-			}
-			catch (RuntimeException ex) {
-				warnUnlessOutage(ex, "Could not record the completion of message {} of queue '{}'; it is processed "
-						+ "again after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
-			}
-			return false;
-		}
-		try {
-			this.transactions.inTransaction(() -> {
-				try {
-					handler.handle(message);
-				}
-				catch (Exception ex) {
-					throw new HandlerFailure(ex);
-				}
-				if (this.queue.complete(message) == FencedWrite.REJECTED) {
-					throw new Rejected();
-				}
-			});
-		}
-		catch (Rejected ex) {
-			// counted by the queue's listener; the message belongs to another claim now
-		}
-		catch (HandlerFailure ex) {
-			failOrPostpone(message, ex.getCause());
-		}
-		catch (RuntimeException | Error ex) {
-			// completion or commit failed: a failed attempt, unless the database failed transiently
-			failOrPostpone(message, ex);
-		}
-		return false;
-	}
-
-	/**
-	 * Runs a fenced completion write again when it lost a deadlock or a lock wait (rolled back, so
-	 * the retry is clean; the fence keeps it from writing over another claim): without it, a handler
-	 * that ran ran again after the lease (seen on MariaDB with eight workers on one queue). Up to
-	 * five attempts; a lost database is not retried here.
-	 */
-	private static void retryingTransient(Runnable write) {
-		long pauseMillis = 20;
-		for (int attempt = 1;; attempt++) {
-			try {
-				write.run();
-				return;
-			}
-			catch (RuntimeException ex) {
-				if (attempt >= 5 || !Failures.isTransient(ex) || Failures.isUnreachable(ex)) {
-					throw ex;
-				}
-				try {
-					Thread.sleep(pauseMillis);
-				}
-				catch (InterruptedException interrupted) {
-					Thread.currentThread().interrupt();
-					throw ex;
-				}
-				pauseMillis *= 2;
-			}
-		}
-	}
-
-	/**
-	 * A transient database error (deadlock, serialization failure, lost connection, timeout) is no
-	 * failed attempt: the message is tried again after the backoff without using one up.
-	 */
-	private void failOrPostpone(QueueMessage message, Throwable failure) {
-		if (!Failures.isTransient(failure)) {
-			fail(message, failure);
-			return;
-		}
-		logger.debug("Message {} of queue '{}' met a transient database error; tried again without counting an "
-				+ "attempt", message.id(), message.queue(), failure);
-		try {
-			this.queue.postpone(message, failure);
-		}
-		catch (RuntimeException ex) {
-			warnUnlessOutage(ex, "Could not put message {} of queue '{}' back after a transient database error; it is "
-					+ "retried after its lease expires: {}", message.id(), message.queue(), ex.getMessage());
-		}
-	}
-
-	private void fail(QueueMessage message, Throwable failure) {
-		logger.debug("Message {} of queue '{}' failed (attempt {} of {})", message.id(), message.queue(),
-				message.attempt(), message.maxAttempts(), failure);
-		try {
-			this.queue.fail(message, failure);
-		}
-		catch (RuntimeException ex) {
-			warnUnlessOutage(ex, "Could not record the failure of message {} of queue '{}'; it is retried after its "
-					+ "lease expires: {}", message.id(), message.queue(), ex.getMessage());
 		}
 	}
 
@@ -526,26 +412,14 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			warnUnlessOutage(ex, "Renewing the leases of {} held message(s) failed: {}", this.held.size(), ex.getMessage());
+			this.handling.warnUnlessOutage(ex, "Renewing the leases of {} held message(s) failed: {}", this.held.size(),
+					ex.getMessage());
 		}
 		try {
 			this.queue.expireLeases();
 		}
 		catch (RuntimeException ex) {
-			warnUnlessOutage(ex, "Recovering expired leases failed: {}", ex.getMessage());
-		}
-	}
-
-	/**
-	 * Logs a failed write as a warning, or at debug level when it is part of a database outage,
-	 * which the status reports once.
-	 */
-	private void warnUnlessOutage(RuntimeException failure, String format, Object... arguments) {
-		if (this.status.failed("the queue workers", failure)) {
-			logger.debug(format, arguments);
-		}
-		else {
-			logger.warn(format, arguments);
+			this.handling.warnUnlessOutage(ex, "Recovering expired leases failed: {}", ex.getMessage());
 		}
 	}
 
@@ -579,26 +453,6 @@ public final class QueueWorkers implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	private static final class HandlerFailure extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		HandlerFailure(Exception cause) {
-			super(cause);
-		}
-
-	}
-
-	private static final class Rejected extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		Rejected() {
-			super(null, null, false, false);
-		}
-
 	}
 
 	/**

@@ -8,34 +8,19 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
-import dev.polling.jdbc.internal.DialectSql;
-import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
-import dev.polling.jdbc.internal.UnansweredClaims;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A work queue in a database table, processed by workers on every instance (seed 004): nothing
@@ -84,8 +69,6 @@ public final class WorkQueue {
 
 	static final int MAX_ERROR_LENGTH = 1000;
 
-	private static final Logger logger = LoggerFactory.getLogger(WorkQueue.class);
-
 	/**
 	 * The condition of every fenced write: the row still carries the claim's fence and is in
 	 * progress. The state test is written so that it implies no partial index's predicate: a plan
@@ -95,73 +78,54 @@ public final class WorkQueue {
 	 */
 	static final String HELD = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'IN_PROGRESS'";
 
-	private static final String COLUMNS = "id, queue, business_key, payload, attempts, max_attempts, fence, enqueued_at";
-
-	private final DataSource dataSource;
-
 	private final ConnectionProvider connections;
 
 	private final Dialect dialect;
 
 	private final TableNames tables;
 
-	private final DatabaseTime time;
-
 	private final String owner;
 
-	/**
-	 * Claims whose answer was lost (the connection broke after the server committed): their rows were
-	 * never handed to a worker and are released by the next claim instead of waiting out their lease.
-	 */
-	private final UnansweredClaims unanswered;
+	private final String table;
 
 	private final Duration leaseTime;
 
 	private final int maxAttempts;
 
-	private final Backoff backoff;
-
-	private final QueueListener listener;
-
-	private final LeasedRows rows;
-
-	private final KeyHeads heads;
-
-	private final String table;
-
 	private final boolean joinsCallerTransactions;
-
-	/** The statement that ends a claimed message: marks it DONE, or deletes it. */
-	private final String completeSql;
 
 	private final boolean deleteWhenDone;
 
 	private final QueueAdmin admin;
 
+	/** The inserts of {@link #enqueue} and {@link #enqueueAll}. */
+	private final QueueEnqueues enqueues;
+
+	/** The claims, lease renewals and recoveries. */
+	private final QueueLeases leases;
+
+	/** The fenced writes to claimed messages. */
+	private final QueueOutcomes outcomes;
+
 	private WorkQueue(Builder builder, Dialect dialect) {
-		this.dataSource = builder.dataSource;
 		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
 		this.joinsCallerTransactions = builder.connections != null;
 		this.dialect = dialect;
 		this.tables = builder.tables;
-		this.time = new DatabaseTime(dialect);
+		DatabaseTime time = new DatabaseTime(dialect);
 		this.owner = Arguments.cut(builder.instanceId, 160) + "/" + UUID.randomUUID().toString().substring(0, 8);
 		this.leaseTime = builder.leaseTime;
 		this.maxAttempts = builder.maxAttempts;
-		this.backoff = builder.backoff;
-		this.listener = builder.listener;
-		this.table = this.tables.queue();
-		this.rows = new LeasedRows(dialect, this.table, "queue", "NEW", "FAILED", "IN_PROGRESS", COLUMNS);
-		// no attempt counted: the rows were never handed to a handler
-		this.unanswered = new UnansweredClaims(this.owner, "UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 "
-				+ "THEN 'NEW' ELSE 'FAILED' END, fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
-				+ this.time.now() + " WHERE state = 'IN_PROGRESS' AND owner = ?");
-		this.heads = new KeyHeads(dialect, this.table, this.tables.queueKey());
+		String table = this.tables.queue();
+		this.table = table;
+		this.leases = new QueueLeases(builder.dataSource, dialect, table, time, this.owner, this.leaseTime,
+				builder.listener);
+		KeyHeads heads = new KeyHeads(dialect, table, this.tables.queueKey());
 		this.deleteWhenDone = builder.deleteWhenDone;
-		this.completeSql = (this.deleteWhenDone ? "DELETE FROM " + this.table
-				: "UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now())
-				+ HELD;
-		this.admin = new QueueAdmin(this, builder.dataSource, dialect, this.tables, this.time, this.heads);
+		this.outcomes = new QueueOutcomes(builder.dataSource, this.connections, this.tables, time, builder.backoff,
+				builder.listener, heads, this.deleteWhenDone);
+		this.enqueues = new QueueEnqueues(table, time, this.maxAttempts, builder.listener, heads);
+		this.admin = new QueueAdmin(this, builder.dataSource, dialect, this.tables, time, heads);
 	}
 
 	/**
@@ -206,25 +170,7 @@ public final class WorkQueue {
 	 */
 	public long enqueue(Connection connection, String queue, @Nullable String businessKey, String payload) {
 		validate(queue, businessKey, payload);
-		try {
-			long id = Sql.inConnectionTransaction(connection, (transaction) -> {
-				boolean head = businessKey == null || this.heads.join(transaction, queue, businessKey, 1) == 0;
-				try (PreparedStatement statement = transaction.prepareStatement(insertSql(),
-						Statement.RETURN_GENERATED_KEYS)) {
-					bindInsert(statement, queue, businessKey, payload, head);
-					statement.executeUpdate();
-					try (ResultSet keys = statement.getGeneratedKeys()) {
-						keys.next();
-						return keys.getLong(1);
-					}
-				}
-			});
-			notify(() -> this.listener.onEnqueued(queue, 1));
-			return id;
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not enqueue a message in " + this.table + " (queue '" + queue + "')", ex);
-		}
+		return this.enqueues.enqueue(connection, queue, businessKey, payload);
 	}
 
 	/**
@@ -260,54 +206,7 @@ public final class WorkQueue {
 		if (messages.isEmpty()) {
 			return 0;
 		}
-		// the keys' rows are locked in key order, so that concurrent batches cannot deadlock on them
-		Map<String, Integer> perKey = new TreeMap<>();
-		for (NewMessage message : messages) {
-			if (message.businessKey() != null) {
-				perKey.merge(message.businessKey(), 1, Integer::sum);
-			}
-		}
-		try {
-			Sql.inConnectionTransaction(connection, (transaction) -> {
-				Set<String> headless = new HashSet<>();
-				for (Map.Entry<String, Integer> key : perKey.entrySet()) {
-					if (this.heads.join(transaction, queue, key.getKey(), key.getValue()) == 0) {
-						headless.add(key.getKey());
-					}
-				}
-				try (PreparedStatement statement = transaction.prepareStatement(insertSql())) {
-					for (NewMessage message : messages) {
-						String key = message.businessKey();
-						boolean head = key == null || headless.remove(key);
-						bindInsert(statement, queue, key, message.payload(), head);
-						statement.addBatch();
-					}
-					statement.executeBatch();
-				}
-				return null;
-			});
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not enqueue " + messages.size() + " messages in " + this.table
-					+ " (queue '" + queue + "')", ex);
-		}
-		notify(() -> this.listener.onEnqueued(queue, messages.size()));
-		return messages.size();
-	}
-
-	private String insertSql() {
-		return "INSERT INTO " + this.table + " (queue, business_key, payload, state, attempts, max_attempts, fence, "
-				+ "available_at, enqueued_at) VALUES (?, ?, ?, ?, 0, ?, 0, " + this.time.now() + ", "
-				+ this.time.now() + ")";
-	}
-
-	private void bindInsert(PreparedStatement statement, String queue, @Nullable String businessKey, String payload,
-			boolean head) throws SQLException {
-		statement.setString(1, queue);
-		statement.setString(2, businessKey);
-		statement.setString(3, payload);
-		statement.setString(4, head ? "NEW" : "BLOCKED");
-		statement.setInt(5, this.maxAttempts);
+		return this.enqueues.enqueueAll(connection, queue, messages);
 	}
 
 	static void validate(@Nullable String queue, @Nullable String businessKey, @Nullable String payload) {
@@ -339,25 +238,7 @@ public final class WorkQueue {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit
 					+ ": e.g. 10 for batches, 1 for single-row claims");
 		}
-		this.unanswered.release(this.dataSource, (claimOwner, released) -> logger.info("Released {} message(s) of {} "
-				+ "taken by a claim whose answer was lost ({}): never handled, claimable again", released, this.table, claimOwner));
-		List<QueueMessage> claimed = this.unanswered.claiming((claimOwner) -> this.rows.claim(this.dataSource, queue,
-				claimOwner, this.leaseTime.toMillis(), limit, this::map));
-		if (!claimed.isEmpty()) {
-			if (this.dialect == Dialect.POSTGRESQL) {
-				claimed = new ArrayList<>(claimed);
-				claimed.sort((a, b) -> Long.compare(a.id(), b.id()));
-			}
-			int count = claimed.size();
-			notify(() -> this.listener.onClaimed(queue, count));
-		}
-		return claimed;
-	}
-
-	private QueueMessage map(ResultSet result) throws SQLException {
-		return new QueueMessage(result.getLong("id"), result.getString("queue"), result.getString("business_key"),
-				result.getString("payload"), result.getInt("attempts") + 1, result.getInt("max_attempts"),
-				result.getLong("fence"), this.time.read(result, result.findColumn("enqueued_at")));
+		return this.leases.claim(queue, limit);
 	}
 
 	/**
@@ -383,34 +264,7 @@ public final class WorkQueue {
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
 	 */
 	public FencedWrite complete(Connection connection, QueueMessage message) {
-		Objects.requireNonNull(message, "message must not be null");
-		FencedWrite result;
-		String sql = this.completeSql;
-		try {
-			if (message.businessKey() == null && connection.getAutoCommit()) {
-				// one statement: it commits by itself, without a transaction's extra round trips
-				result = fenced(connection, message, "complete", sql, (statement) -> {
-				});
-			}
-			else {
-				result = Sql.inConnectionTransaction(connection, (transaction) -> {
-					FencedWrite written = fenced(transaction, message, "complete", sql, (statement) -> {
-					});
-					if (written.isApplied() && message.businessKey() != null) {
-						this.heads.leave(transaction, message.queue(), message.businessKey());
-					}
-					return written;
-				});
-			}
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not complete message " + message.id() + " of queue '" + message.queue()
-					+ "' in " + this.table, ex);
-		}
-		if (result.isApplied()) {
-			notify(() -> this.listener.onCompleted(message.queue()));
-		}
-		return result;
+		return this.outcomes.complete(connection, message);
 	}
 
 	/**
@@ -420,55 +274,7 @@ public final class WorkQueue {
 	 * @return the outcome per message, in the same order
 	 */
 	public List<FencedWrite> completeAll(List<QueueMessage> messages) {
-		Objects.requireNonNull(messages, "messages must not be null");
-		if (messages.isEmpty()) {
-			return List.of();
-		}
-		// rows locked in id order, like the claims, so that concurrent batches cannot deadlock
-		List<QueueMessage> ordered = new ArrayList<>(messages);
-		ordered.sort((a, b) -> Long.compare(a.id(), b.id()));
-		int[] sortedCounts = Sql.inTransaction(this.dataSource, "complete " + messages.size() + " messages in "
-				+ this.table, (connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement(this.completeSql)) {
-						for (QueueMessage message : ordered) {
-							statement.setLong(1, message.id());
-							statement.setLong(2, message.fence());
-							statement.addBatch();
-						}
-						int[] counts = statement.executeBatch();
-						// the heads that left their keys, in key order (as enqueues lock them)
-						List<QueueMessage> keyed = new ArrayList<>();
-						for (int i = 0; i < ordered.size(); i++) {
-							if (counts[i] == 1 && ordered.get(i).businessKey() != null) {
-								keyed.add(ordered.get(i));
-							}
-						}
-						keyed.sort(Comparator.comparing((QueueMessage m) -> m.queue())
-							.thenComparing((m) -> Objects.requireNonNull(m.businessKey())));
-						for (QueueMessage message : keyed) {
-							this.heads.leave(connection, message.queue(), Objects.requireNonNull(message.businessKey()));
-						}
-						return counts;
-					}
-				});
-		Map<QueueMessage, Integer> counts = new HashMap<>();
-		for (int i = 0; i < ordered.size(); i++) {
-			counts.put(ordered.get(i), sortedCounts[i]);
-		}
-		List<FencedWrite> results = new ArrayList<>(messages.size());
-		for (QueueMessage message : messages) {
-			if (counts.get(message) == 1) {
-				results.add(FencedWrite.APPLIED);
-				notify(() -> this.listener.onCompleted(message.queue()));
-			}
-			else {
-				logger.debug("Fence rejected: could not complete message {} of queue '{}' with fence {}", message.id(),
-						message.queue(), message.fence());
-				notify(() -> this.listener.onFenceRejected(message.queue()));
-				results.add(FencedWrite.REJECTED);
-			}
-		}
-		return results;
+		return this.outcomes.completeAll(messages);
 	}
 
 	/**
@@ -479,48 +285,7 @@ public final class WorkQueue {
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
 	 */
 	public FencedWrite fail(QueueMessage message, Throwable failure) {
-		Objects.requireNonNull(message, "message must not be null");
-		Objects.requireNonNull(failure, "failure must not be null");
-		boolean dead = message.isLastAttempt();
-		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
-		long delay = dead ? 0 : this.backoff.delayAfter(message.attempt()).toMillis();
-		Connection connection = obtain();
-		FencedWrite result;
-		try {
-			result = Sql.inConnectionTransaction(connection, (transaction) -> {
-				FencedWrite written = fenced(transaction, message, "record a failure of",
-						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
-								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-								+ (dead ? this.time.now() : "NULL") + HELD,
-						(statement) -> {
-							statement.setString(1, dead ? "DEAD" : "FAILED");
-							statement.setString(2, error);
-							statement.setLong(3, delay);
-						});
-				if (written.isApplied() && dead) {
-					markJob(transaction, message.id(), "FAILED", error);
-				}
-				return written;
-			});
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not record a failure of message " + message.id() + " of queue '"
-					+ message.queue() + "' in " + this.table, ex);
-		}
-		finally {
-			release(connection);
-		}
-		if (result.isApplied()) {
-			if (dead) {
-				logger.warn("Message {} of queue '{}' is dead after {} attempts: {}", message.id(), message.queue(),
-						message.attempt(), error);
-				notify(() -> this.listener.onDead(message.queue()));
-			}
-			else {
-				notify(() -> this.listener.onRetryScheduled(message.queue()));
-			}
-		}
-		return result;
+		return this.outcomes.fail(message, failure);
 	}
 
 	/**
@@ -532,27 +297,7 @@ public final class WorkQueue {
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
 	 */
 	public FencedWrite postpone(QueueMessage message, Throwable failure) {
-		Objects.requireNonNull(message, "message must not be null");
-		Objects.requireNonNull(failure, "failure must not be null");
-		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
-		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
-		Connection connection = obtain();
-		try {
-			FencedWrite result = fenced(connection, message, "postpone",
-					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
-							+ "available_at = " + this.time.nowPlusMillis() + HELD,
-					(statement) -> {
-						statement.setString(1, error);
-						statement.setLong(2, delay);
-					});
-			if (result.isApplied()) {
-				notify(() -> this.listener.onRetryScheduled(message.queue()));
-			}
-			return result;
-		}
-		finally {
-			release(connection);
-		}
+		return this.outcomes.postpone(message, failure);
 	}
 
 	/**
@@ -561,15 +306,7 @@ public final class WorkQueue {
 	 */
 	void markJob(Connection connection, long messageId, String state, @Nullable String error)
 			throws SQLException {
-		String from = state.equals("FAILED") ? "DISPATCHED" : "FAILED";
-		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = ?, "
-				+ "last_error = ?, finished_at = " + this.time.now() + " WHERE message_id = ? AND state = ?")) {
-			statement.setString(1, state);
-			statement.setString(2, error);
-			statement.setLong(3, messageId);
-			statement.setString(4, from);
-			statement.executeUpdate();
-		}
+		this.outcomes.markJob(connection, messageId, state, error);
 	}
 
 	/**
@@ -579,19 +316,7 @@ public final class WorkQueue {
 	 * @return {@link FencedWrite#REJECTED} if the claim was lost already
 	 */
 	public FencedWrite release(QueueMessage message) {
-		Objects.requireNonNull(message, "message must not be null");
-		Connection connection = obtain();
-		try {
-			return fenced(connection, message, "release",
-					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
-							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
-							+ this.time.now() + HELD,
-					(statement) -> {
-					});
-		}
-		finally {
-			release(connection);
-		}
+		return this.outcomes.release(message);
 	}
 
 	@FunctionalInterface
@@ -599,32 +324,6 @@ public final class WorkQueue {
 
 		void bind(PreparedStatement statement) throws SQLException;
 
-	}
-
-	/**
-	 * Writes to a claimed message only while the claim holds ({@link #HELD}). The statement may be
-	 * prepared on the server and run with a generic plan (no planning per message): its condition
-	 * leaves the primary key as the only index a plan can use.
-	 */
-	private FencedWrite fenced(Connection connection, QueueMessage message, String what, String sql, Binder binder) {
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			binder.bind(statement);
-			int count = (int) sql.chars().filter((c) -> c == '?').count();
-			statement.setLong(count - 1, message.id());
-			statement.setLong(count, message.fence());
-			if (statement.executeUpdate() == 1) {
-				return FencedWrite.APPLIED;
-			}
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not " + what + " message " + message.id() + " of queue '"
-					+ message.queue() + "' in " + this.table, ex);
-		}
-		logger.debug("Fence rejected: could not {} message {} of queue '{}' with fence {}: the claim was lost "
-				+ "(lease expired and the message was recovered or reclaimed)", what, message.id(), message.queue(),
-				message.fence());
-		notify(() -> this.listener.onFenceRejected(message.queue()));
-		return FencedWrite.REJECTED;
 	}
 
 	// ---- leases
@@ -637,34 +336,7 @@ public final class WorkQueue {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public List<QueueMessage> renewLeases(Collection<QueueMessage> held) {
-		if (held.isEmpty()) {
-			return List.of();
-		}
-		Map<Long, QueueMessage> byId = new LinkedHashMap<>();
-		for (QueueMessage message : held) {
-			byId.put(message.id(), message);
-		}
-		Map<Long, Long> claims = new LinkedHashMap<>();
-		byId.forEach((id, message) -> claims.put(id, message.fence()));
-		int renewed = this.rows.renew(this.dataSource, claims, this.leaseTime.toMillis());
-		if (renewed == byId.size()) {
-			return List.of();
-		}
-		Map<Long, Long> fences = this.rows.fences(this.dataSource, byId.keySet());
-		List<QueueMessage> lost = new ArrayList<>();
-		for (QueueMessage message : byId.values()) {
-			Long fence = fences.get(message.id());
-			if (fence == null || fence != message.fence()) {
-				lost.add(message);
-			}
-		}
-		Map<String, Integer> perQueue = new HashMap<>();
-		lost.forEach((message) -> perQueue.merge(message.queue(), 1, Integer::sum));
-		perQueue.forEach((queue, count) -> notify(() -> this.listener.onClaimsLost(queue, count)));
-		if (!lost.isEmpty()) {
-			logger.info("{} claimed message(s) of this instance were taken over after their lease expired", lost.size());
-		}
-		return lost;
+		return this.leases.renewLeases(held);
 	}
 
 	/**
@@ -676,46 +348,7 @@ public final class WorkQueue {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public int expireLeases() {
-		String now = this.time.now();
-		String set = "UPDATE " + this.table + " SET state = 'FAILED', last_error = CONCAT('lease of ', owner, ' expired'), "
-				+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = " + now;
-		String expired = "state = 'IN_PROGRESS' AND lease_until < " + now;
-		// rows another transaction holds (a claim, a completion, another instance's recovery) are skipped,
-		// never waited for: they are recovered at the next round if still expired
-		int count = Sql.inTransaction(this.dataSource, "recover expired leases in " + this.table, (connection) -> {
-			if (this.dialect == Dialect.POSTGRESQL) {
-				// ARRAY(...) runs the locking pick once, whatever the statistics (see LeasedRows)
-				try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id = ANY(ARRAY(SELECT id FROM "
-						+ this.table + " WHERE " + expired + " LIMIT 1000 FOR UPDATE SKIP LOCKED)) AND " + expired)) {
-					return statement.executeUpdate();
-				}
-			}
-			List<Long> ids = new ArrayList<>();
-			try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table + " WHERE "
-					+ expired + DialectSql.limit(this.dialect, "1000")
-					+ " FOR UPDATE SKIP LOCKED");
-					ResultSet result = statement.executeQuery()) {
-				while (result.next()) {
-					ids.add(result.getLong(1));
-				}
-			}
-			if (ids.isEmpty()) {
-				return 0;
-			}
-			try (PreparedStatement statement = connection.prepareStatement(set + " WHERE id IN ("
-					+ Sql.placeholders(ids.size()) + ") AND " + expired)) {
-				int index = 1;
-				for (Long id : ids) {
-					statement.setLong(index++, id);
-				}
-				return statement.executeUpdate();
-			}
-		});
-		if (count > 0) {
-			logger.info("Recovered {} message(s) of {} whose lease expired", count, this.table);
-			notify(() -> this.listener.onLeasesExpired(count));
-		}
-		return count;
+		return this.leases.expireLeases();
 	}
 
 	// ---- accessors
@@ -791,7 +424,7 @@ public final class WorkQueue {
 	 * @return the SQL
 	 */
 	String claimSql() {
-		return this.rows.claimSql();
+		return this.leases.claimSql();
 	}
 
 	private Connection obtain() {
@@ -800,15 +433,6 @@ public final class WorkQueue {
 
 	private void release(Connection connection) {
 		Sql.release(this.connections, connection, this.table);
-	}
-
-	private void notify(Runnable callback) {
-		try {
-			callback.run();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Queue listener {} failed", this.listener, ex);
-		}
 	}
 
 	static String defaultInstanceId() {
