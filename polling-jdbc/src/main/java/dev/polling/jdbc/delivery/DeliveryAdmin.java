@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +23,7 @@ import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DeadRows;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -44,7 +44,6 @@ public final class DeliveryAdmin {
 	private static final String UNDELIVERED = "'PENDING', 'SENDING', 'FAILED', 'IN_DOUBT', 'DEAD'";
 
 	/** Messages per statement of a bulk retry (bind parameters of an IN list). */
-	private static final int BULK_CHUNK = 500;
 
 	private static final String COLUMNS = "id, destination, idempotency_key, state, attempts, max_attempts, created_at, "
 			+ "last_error";
@@ -55,12 +54,15 @@ public final class DeliveryAdmin {
 
 	private final String table;
 
+	private final DeadRows dead;
+
 	private final DatabaseTime time;
 
 	DeliveryAdmin(DataSource dataSource, Dialect dialect, String table, DatabaseTime time) {
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.table = table;
+		this.dead = new DeadRows(dataSource, table, "destination", "dead deliveries to");
 		this.time = time;
 	}
 
@@ -219,17 +221,7 @@ public final class DeliveryAdmin {
 	 */
 	public long countDead(String destination) {
 		checkDestination(destination);
-		return Sql.inTransaction(this.dataSource, "count the dead deliveries to '" + destination + "' in " + this.table,
-				(connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM " + this.table
-							+ " WHERE destination = ? AND state = 'DEAD'")) {
-						statement.setString(1, destination);
-						try (ResultSet result = statement.executeQuery()) {
-							result.next();
-							return result.getLong(1);
-						}
-					}
-				});
+		return this.dead.count(destination);
 	}
 
 	/**
@@ -249,45 +241,14 @@ public final class DeliveryAdmin {
 	 */
 	public BulkRetry retryAllDead(String destination, long confirmedCount) {
 		checkDestination(destination);
-		if (confirmedCount < 0) {
-			throw new IllegalArgumentException("confirmedCount must be 0 or more but was " + confirmedCount
-					+ ": pass the count of countDead(destination) the operator confirmed");
-		}
-		BulkRetry result = Sql.inTransaction(this.dataSource, "retry the dead deliveries to '" + destination + "' in "
-				+ this.table, (connection) -> {
-					List<Long> ids = new ArrayList<>();
-					try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table
-							+ " WHERE destination = ? AND state = 'DEAD' ORDER BY id FOR UPDATE")) {
-						statement.setString(1, destination);
-						try (ResultSet rows = statement.executeQuery()) {
-							while (rows.next()) {
-								ids.add(rows.getLong(1));
-							}
-						}
-					}
-					if (ids.size() != confirmedCount) {
-						return new BulkRetry(confirmedCount, ids.size(), 0);
-					}
-					long retried = 0;
-					for (int from = 0; from < ids.size(); from += BULK_CHUNK) {
-						List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + BULK_CHUNK));
-						try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table
-								+ " SET state = 'PENDING', attempts = 0, finished_at = NULL, fence = fence + 1, "
-								+ "available_at = " + this.time.now() + " WHERE id IN ("
-								+ String.join(", ", Collections.nCopies(chunk.size(), "?")) + ") AND state = 'DEAD'")) {
-							for (int i = 0; i < chunk.size(); i++) {
-								statement.setLong(i + 1, chunk.get(i));
-							}
-							retried += statement.executeUpdate();
-						}
-					}
-					if (retried != ids.size()) {
-						// cannot happen while the rows are locked; never commit a different set
-						throw new IllegalStateException("Retried " + retried + " of the " + ids.size()
-								+ " locked dead deliveries to '" + destination + "' in " + this.table + "; rolled back");
-					}
-					return new BulkRetry(confirmedCount, ids.size(), retried);
-				});
+		BulkRetry result = this.dead.retryAll(destination, confirmedCount, "countDead(destination)", (connection, chunk) -> {
+			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = 'PENDING', "
+					+ "attempts = 0, finished_at = NULL, fence = fence + 1, available_at = " + this.time.now() + " WHERE id IN ("
+					+ DeadRows.placeholders(chunk.size()) + ") AND state = 'DEAD'")) {
+				DeadRows.bind(statement, chunk);
+				return statement.executeUpdate();
+			}
+		});
 		if (result.applied()) {
 			logger.info("{} dead deliveries to '{}' in {} sent again by an operator", result.retried(), destination,
 					this.table);

@@ -25,6 +25,7 @@ import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.DeadRows;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
@@ -43,7 +44,6 @@ public final class QueueAdmin {
 	private static final Logger logger = LoggerFactory.getLogger(QueueAdmin.class);
 
 	/** Messages per statement of a bulk retry (bind parameters of an IN list). */
-	private static final int BULK_CHUNK = 500;
 
 	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
 
@@ -61,6 +61,8 @@ public final class QueueAdmin {
 
 	private final String table;
 
+	private final DeadRows dead;
+
 	QueueAdmin(WorkQueue queue, DataSource dataSource, Dialect dialect, TableNames tables, DatabaseTime time, KeyHeads heads) {
 		this.queue = queue;
 		this.dataSource = dataSource;
@@ -69,6 +71,7 @@ public final class QueueAdmin {
 		this.time = time;
 		this.heads = heads;
 		this.table = tables.queue();
+		this.dead = new DeadRows(dataSource, this.table, "queue", "dead messages of queue");
 	}
 
 	/**
@@ -281,17 +284,7 @@ public final class QueueAdmin {
 	 */
 	public long countDead(String queue) {
 		checkQueue(queue);
-		return Sql.inTransaction(this.dataSource, "count the dead messages of queue '" + queue + "' in " + this.table,
-				(connection) -> {
-					try (PreparedStatement statement = connection.prepareStatement("SELECT COUNT(*) FROM " + this.table
-							+ " WHERE queue = ? AND state = 'DEAD'")) {
-						statement.setString(1, queue);
-						try (ResultSet result = statement.executeQuery()) {
-							result.next();
-							return result.getLong(1);
-						}
-					}
-				});
+		return this.dead.count(queue);
 	}
 
 	/**
@@ -312,37 +305,7 @@ public final class QueueAdmin {
 	 */
 	public BulkRetry retryAllDead(String queue, long confirmedCount) {
 		checkQueue(queue);
-		if (confirmedCount < 0) {
-			throw new IllegalArgumentException("confirmedCount must be 0 or more but was " + confirmedCount
-					+ ": pass the count of countDead(queue) the operator confirmed");
-		}
-		BulkRetry result = Sql.inTransaction(this.dataSource, "retry the dead messages of queue '" + queue + "' in "
-				+ this.table, (connection) -> {
-					List<Long> ids = new ArrayList<>();
-					try (PreparedStatement statement = connection.prepareStatement("SELECT id FROM " + this.table
-							+ " WHERE queue = ? AND state = 'DEAD' ORDER BY id FOR UPDATE")) {
-						statement.setString(1, queue);
-						try (ResultSet rows = statement.executeQuery()) {
-							while (rows.next()) {
-								ids.add(rows.getLong(1));
-							}
-						}
-					}
-					if (ids.size() != confirmedCount) {
-						return new BulkRetry(confirmedCount, ids.size(), 0);
-					}
-					long retried = 0;
-					for (int from = 0; from < ids.size(); from += BULK_CHUNK) {
-						List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + BULK_CHUNK));
-						retried += retryLocked(connection, chunk);
-					}
-					if (retried != ids.size()) {
-						// cannot happen while the rows are locked; never commit a different set
-						throw new IllegalStateException("Retried " + retried + " of the " + ids.size()
-								+ " locked dead messages of queue '" + queue + "' in " + this.table + "; rolled back");
-					}
-					return new BulkRetry(confirmedCount, ids.size(), retried);
-				});
+		BulkRetry result = this.dead.retryAll(queue, confirmedCount, "countDead(queue)", this::retryLocked);
 		if (result.applied()) {
 			logger.info("{} dead messages of queue '{}' in {} retried by an operator", result.retried(), queue, this.table);
 		}
@@ -350,23 +313,19 @@ public final class QueueAdmin {
 	}
 
 	private int retryLocked(Connection connection, List<Long> ids) throws SQLException {
-		String in = String.join(", ", java.util.Collections.nCopies(ids.size(), "?"));
+		String in = DeadRows.placeholders(ids.size());
 		int updated;
 		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = 'NEW', "
 				+ "attempts = 0, fence = fence + 1, finished_at = NULL, available_at = " + this.time.now()
 				+ " WHERE id IN (" + in + ") AND state = 'DEAD'")) {
-			for (int i = 0; i < ids.size(); i++) {
-				statement.setLong(i + 1, ids.get(i));
-			}
+			DeadRows.bind(statement, ids);
 			updated = statement.executeUpdate();
 		}
 		// as WorkQueue.markJob(connection, id, "DISPATCHED", null) for each message
 		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = "
 				+ "'DISPATCHED', last_error = NULL, finished_at = " + this.time.now() + " WHERE message_id IN (" + in
 				+ ") AND state = 'FAILED'")) {
-			for (int i = 0; i < ids.size(); i++) {
-				statement.setLong(i + 1, ids.get(i));
-			}
+			DeadRows.bind(statement, ids);
 			statement.executeUpdate();
 		}
 		return updated;
