@@ -96,7 +96,10 @@ class PollingObservationAutoConfigurationTests {
 			.withPropertyValues("polling.instance-id=a", "polling.peers.gone.host=127.0.0.1", "polling.peers.gone.port=" + closed)
 			.run((context) -> {
 				context.getBean(PollingManager.class).decide(CLUSTER);
-				// asked in both rounds (a refusal is no unknown), each request ended with the refusal
+				// asked in both rounds (a refusal is no unknown), each request ended with the refusal; a request's
+				// observation ends on the thread that got the answer, which may be just after the decision returned
+				org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+					.until(() -> context.getBean(Recording.class).named(DefaultPollingPeerRequestObservationConvention.NAME).size() >= 2);
 				List<Observation.Context> requests = context.getBean(Recording.class).named(DefaultPollingPeerRequestObservationConvention.NAME);
 				assertThat(requests).hasSize(2)
 					.allSatisfy((request) -> assertThat(low(request)).containsEntry("polling.peer.state", "REFUSED")
