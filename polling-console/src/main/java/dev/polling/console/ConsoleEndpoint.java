@@ -130,7 +130,7 @@ public class ConsoleEndpoint {
 			ConsoleSection section = this.sections.stream().filter((s) -> s.kind().equals(path[1])).findFirst().orElse(null);
 			if (section == null) {
 				return new WebEndpointResponse<>(new Refusal("Unknown kind '" + path[1] + "'; lists exist for "
-						+ kinds().subList(1, kinds().size()), path[1], kinds().subList(1, kinds().size())), WebEndpointResponse.STATUS_NOT_FOUND,
+						+ sectionKinds(), path[1], sectionKinds()), WebEndpointResponse.STATUS_NOT_FOUND,
 						JSON);
 			}
 			return (path.length == 3) ? page(section, securityContext, state, group, key, after, limit)
@@ -291,8 +291,13 @@ public class ConsoleEndpoint {
 	private List<String> kinds() {
 		List<String> kinds = new ArrayList<>();
 		kinds.add("clusters");
-		this.sections.forEach((s) -> kinds.add(s.kind()));
+		kinds.addAll(sectionKinds());
 		return kinds;
+	}
+
+	/** The kinds of the sections (the lists and their actions). */
+	private List<String> sectionKinds() {
+		return this.sections.stream().map(ConsoleSection::kind).toList();
 	}
 
 	/** Why this request may not act, or null when it may. */
