@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  * removed at times of its own). Scenarios:
  * <ol>
  * <li>{@code guard x1}: one instance (one dispatcher thread, as each instance of the starter has);</li>
- * <li>{@code guard x1 t4}: one instance with four dispatcher threads ({@code polling.jdbc.delivery.threads=4});</li>
+ * <li>{@code guard x1 t4}: one instance with four dispatcher threads ({@code polling.jdbc.delivery.workers.threads=4});</li>
  * <li>{@code guard x2}: two instances, each its own pool and guard;</li>
  * <li>{@code guard x1 batch10}, {@code guard x2 batch10}: the same with an idempotent destination
  * with batched claims of 10 (a crash re-sends up to 10);</li>

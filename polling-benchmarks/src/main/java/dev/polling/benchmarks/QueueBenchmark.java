@@ -51,7 +51,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <li>{@code one-commit-tx}: the same with a transaction runner ({@link JdbcTransactions}): handler
  * and completion in one transaction per message, the path the Spring Boot starter takes;</li>
  * <li>{@code one-commit-tx-delete}: the same with {@code deleteWhenDone(true)} (the starter's
- * {@code polling.jdbc.queue.retention=0}): a completion deletes the message, as db-scheduler deletes a
+ * {@code polling.jdbc.queue.retention.period=0}): a completion deletes the message, as db-scheduler deletes a
  * finished execution;</li>
  * <li>{@code one-commit-tx-row}: as {@code one-commit-tx}, the handler inserting one business row on
  * the transaction's connection (committed with the completion: one commit per message);</li>

@@ -52,7 +52,7 @@ public final class ConsoleProblems {
 						"Give each instance a unique polling.instance-id (e.g. from the host name) and restart one of them."));
 				case PEER_MISCONFIGURED -> problems.add(new Problem("error", cluster, "peer-misconfigured",
 						"A configured peer cannot be asked (configuration fault); this instance does not acquire", detailOr(detail,
-								"Fix the peer's host, port, credentials or TLS in polling.peers.* (the peer list below names it).")));
+								"Fix the peer's host, port, credentials or TLS in polling.jmx.peers.* (the peer list below names it).")));
 				case PEER_PRESUMED_ACTIVE -> problems.add(new Problem("warning", cluster, "holder-silent",
 						"The holder does not answer; it is presumed to still poll",
 						"Check that the holding instance runs and its JMX port is reachable; once its wait time ("
@@ -68,7 +68,7 @@ public final class ConsoleProblems {
 					problems.add(new Problem("error", cluster, "peer-misconfigured",
 							"Peer " + peer.peerId() + " (" + peer.address() + ") has a configuration fault: "
 									+ peer.fault().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-							"Fix the host, port, credentials or TLS of peer " + peer.peerId() + " in polling.peers.*."));
+							"Fix the host, port, credentials or TLS of peer " + peer.peerId() + " in polling.jmx.peers.*."));
 				}
 			}
 		}

@@ -48,14 +48,14 @@ final class ConsoleApplications {
 			String... properties) {
 		List<String> all = new ArrayList<>(List.of("spring.application.name=console-" + id, "server.port=0",
 				"server.address=127.0.0.1", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=console,polling,health",
-				"polling.instance-id=" + id, "polling.peer-timeout=4s", "polling.unreachable-peer-policy=presume-last-known",
+				"polling.instance-id=" + id, "polling.jmx.peer-timeout=4s", "polling.jmx.unreachable-peer-policy=presume-last-known",
 				"polling.jmx.domain=dev.polling.console.it", "polling.jmx.server.port=" + ownJmxPort,
 				"polling.clusters." + CLUSTER + ".name=Mail intake", "polling.clusters." + CLUSTER + ".wait-time=10s",
 				"polling.console.show-values=always"));
 		char name = 'A';
 		for (int port : peerPorts) {
-			all.add("polling.peers." + name + ".host=127.0.0.1");
-			all.add("polling.peers." + name + ".port=" + port);
+			all.add("polling.jmx.peers." + name + ".host=127.0.0.1");
+			all.add("polling.jmx.peers." + name + ".port=" + port);
 			name++;
 		}
 		all.addAll(List.of(properties));

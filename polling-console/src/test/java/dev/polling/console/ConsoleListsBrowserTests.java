@@ -55,7 +55,7 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 				ConsoleApplications.freePort(), List.of(),
 				"management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true", "polling.console.page-size=3",
 				"polling.console.job-overdue-after=2s", "spring.datasource.url=jdbc:h2:mem:console-lists;DB_CLOSE_DELAY=-1",
-				"polling.jdbc.queue.enabled=true", "polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.poll-interval=100ms",
+				"polling.jdbc.queue.enabled=true", "polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.workers.poll-interval=100ms",
 				"polling.jdbc.jobs.enabled=true", "polling.jdbc.jobs.cluster=JOBS", "polling.clusters.JOBS.wait-time=10s",
 				"polling.jdbc.jobs.dispatch-interval=1s", "spring.task.scheduling.pool.size=2");
 	}

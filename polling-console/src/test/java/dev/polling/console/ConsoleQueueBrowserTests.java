@@ -48,9 +48,9 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 				ConsoleApplications.freePort(), List.of(),
 				"management.endpoint.console.access=unrestricted", "polling.console.actions-enabled=true",
 				"spring.datasource.url=jdbc:h2:mem:console-queue;DB_CLOSE_DELAY=-1", "polling.jdbc.queue.enabled=true",
-				"polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.poll-interval=100ms", "polling.jdbc.delivery.enabled=true",
-				"polling.jdbc.delivery.lease-time=1s", "polling.jdbc.delivery.recover-interval=500ms",
-				"polling.jdbc.delivery.poll-interval=100ms");
+				"polling.jdbc.queue.max-attempts=1", "polling.jdbc.queue.workers.poll-interval=100ms", "polling.jdbc.delivery.enabled=true",
+				"polling.jdbc.delivery.lease.duration=1s", "polling.jdbc.delivery.recover-interval=500ms",
+				"polling.jdbc.delivery.workers.poll-interval=100ms");
 	}
 
 	@Test

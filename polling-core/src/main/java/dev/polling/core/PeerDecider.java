@@ -226,7 +226,7 @@ final class PeerDecider {
 					+ (holder ? ": this instance holds the cluster and keeps it on its settings; instances with other settings do not acquire it."
 							: ": this instance does not acquire the cluster while it sees a peer with other settings; a holder keeps it.")
 					+ " Expected during a rolling configuration change; it ends when all instances use the same settings"
-					+ " (polling.clusters." + c.id() + ".wait-time, polling.settle-time, polling.peer-timeout).");
+					+ " (polling.clusters." + c.id() + ".wait-time, polling.settle-time, polling.jmx.peer-timeout).");
 			}
 			case PEER_MISCONFIGURED -> {
 				return logDisagreement(c, o, true, "Cluster '" + c.id() + "': peer '" + peerId(o) + "' (" + address(o) + ") has a configuration fault ("
@@ -268,10 +268,10 @@ final class PeerDecider {
 			return "";
 		}
 		return switch (o.fault()) {
-			case AUTHENTICATION -> "the peer rejects the credentials; check polling.peers." + o.peerId() + ".username/password against the peer's polling.jmx.server credentials.";
+			case AUTHENTICATION -> "the peer rejects the credentials; check polling.jmx.peers." + o.peerId() + ".username/password against the peer's polling.jmx.server credentials.";
 			case TLS -> "the TLS handshake fails; check the peer's ssl-bundle and polling.jmx.server.ssl-bundle on the peer.";
 			case NOT_JMX -> "this address answers, but not as a JMX server (an HTTP port?); point the peer entry at the peer's polling.jmx.server.port.";
-			case UNKNOWN_HOST -> "the host name does not resolve; fix the host of polling.peers." + o.peerId() + ".";
+			case UNKNOWN_HOST -> "the host name does not resolve; fix the host of polling.jmx.peers." + o.peerId() + ".";
 			case BAD_RESPONSE -> "its MBean does not look like a polling MBean (" + o.detail() + "); check polling.jmx.domain and polling.jmx.contract on both sides.";
 			default -> String.valueOf(o.detail());
 		};

@@ -267,7 +267,7 @@ public final class PollingManager implements AutoCloseable {
 	 * its maximum cycle time passes), so no peer starts a cycle beside it. Returns at once; the MBeans
 	 * stay registered (peers go on seeing the running cycle's hold) until {@link #close()}. Wait for
 	 * {@link #isCycleRunning(String)} to turn false, then close; the starter does so on shutdown,
-	 * waiting at most {@code polling.shutdown.cycle-wait}.
+	 * waiting at most {@code polling.shutdown.timeout}.
 	 */
 	public void shutdown() {
 		if (this.closed) {

@@ -105,7 +105,7 @@ import dev.polling.e2e.DemoDriver.Instance;
  * <p>Arguments: {@code seed policy [mails] [send-seconds] [faults]} (defaults 42, proceed, 7200, 360,
  * 24); the random faults are planned over two thirds of the send time (the phases take about the
  * rest). The policy ({@code proceed} or {@code presume-last-known}) is handed to every instance as
- * {@code --polling.unreachable-peer-policy}. Work directory: {@code chaos-work/<policy>}.
+ * {@code --polling.jmx.unreachable-peer-policy}. Work directory: {@code chaos-work/<policy>}.
  */
 public final class ChaosDriver {
 
@@ -252,7 +252,7 @@ public final class ChaosDriver {
 		DemoDriver.Jars jars = DemoDriver.jarsOrExit("chaos");
 		String java = ProcessHandle.current().info().command().orElse("java");
 		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jars);
-		demo.instanceArguments.add("--polling.unreachable-peer-policy=" + policy);
+		demo.instanceArguments.add("--polling.jmx.unreachable-peer-policy=" + policy);
 		// the tick clusters and the JMX idle timeout (application-chaos.yml)
 		demo.instanceArguments.add("--spring.profiles.active=chaos");
 		// the peer client's line for a connection re-made after the peer closed it, counted in the idle phase
@@ -1278,9 +1278,9 @@ public final class ChaosDriver {
 		private static List<String> twinPeers(List<int[]> slotPorts) {
 			int first = slotPorts.get(0)[1];
 			int twin = slotPorts.get(3)[1];
-			return List.of("--polling.peers.instance-1.port=" + twin, "--polling.peers.instance-4.port=" + first,
-					"--polling.peers." + TICK_PEER_PREFIX + "1.url=" + jmxUrl(twin),
-					"--polling.peers." + TICK_PEER_PREFIX + "4.url=" + jmxUrl(first));
+			return List.of("--polling.jmx.peers.instance-1.port=" + twin, "--polling.jmx.peers.instance-4.port=" + first,
+					"--polling.jmx.peers." + TICK_PEER_PREFIX + "1.url=" + jmxUrl(twin),
+					"--polling.jmx.peers." + TICK_PEER_PREFIX + "4.url=" + jmxUrl(first));
 		}
 
 		@Override

@@ -583,7 +583,7 @@ public final class DemoDriver {
 
 	/**
 	 * One cluster per instance, as seed 001 §4.1.1 intends: whichever instance comes up first takes
-	 * every cluster; with {@code polling.balance-clusters} it hands surplus clusters over by itself
+	 * every cluster; with {@code polling.jmx.balance-clusters} it hands surplus clusters over by itself
 	 * (one per half wait time). The demo waits for that, and only if it has not happened after 30 s
 	 * hands them over with the endpoint's write operation, as an operator would.
 	 */
@@ -595,7 +595,7 @@ public final class DemoDriver {
 			holders = holders();
 		}
 		if (balanced(holders)) {
-			say("balanced by the instances themselves (polling.balance-clusters): %s", holders);
+			say("balanced by the instances themselves (polling.jmx.balance-clusters): %s", holders);
 			return;
 		}
 		handOverByHand();

@@ -120,8 +120,8 @@ class AotInstancesTests {
 				"--sample.mail.imap-port=" + mailServer.getImap().getPort(),
 				"--sample.mail.smtp-port=" + mailServer.getSmtp().getPort(), "--sample.poll-delay-millis=200"));
 		for (int i = 0; i < jmxPorts.length; i++) {
-			command.add("--polling.peers.instance-" + (i + 1) + ".host=127.0.0.1");
-			command.add("--polling.peers.instance-" + (i + 1) + ".port=" + jmxPorts[i]);
+			command.add("--polling.jmx.peers.instance-" + (i + 1) + ".host=127.0.0.1");
+			command.add("--polling.jmx.peers.instance-" + (i + 1) + ".port=" + jmxPorts[i]);
 		}
 		Process process = new ProcessBuilder(command).directory(this.work.toFile())
 			.redirectErrorStream(true)

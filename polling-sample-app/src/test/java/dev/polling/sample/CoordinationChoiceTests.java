@@ -70,7 +70,7 @@ class CoordinationChoiceTests {
 
 	@Nested
 	@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
-			properties = { "polling.coordination=shedlock", "spring.datasource.url=jdbc:h2:mem:coordination-shedlock;DB_CLOSE_DELAY=-1",
+			properties = { "polling.coordination.kind=shedlock", "spring.datasource.url=jdbc:h2:mem:coordination-shedlock;DB_CLOSE_DELAY=-1",
 					"sample.poll-delay-millis=200", "polling.instance-id=shedlock-instance" })
 	@DirtiesContext
 	class ShedLock {
@@ -92,8 +92,8 @@ class CoordinationChoiceTests {
 
 	@Nested
 	@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
-			properties = { "polling.coordination=kubernetes", "spring.datasource.url=jdbc:h2:mem:coordination-k8s;DB_CLOSE_DELAY=-1",
-					"sample.poll-delay-millis=200", "polling.instance-id=pod-1", "polling.kubernetes.lease-duration=2s" })
+			properties = { "polling.coordination.kind=kubernetes", "spring.datasource.url=jdbc:h2:mem:coordination-k8s;DB_CLOSE_DELAY=-1",
+					"sample.poll-delay-millis=200", "polling.instance-id=pod-1", "polling.coordination.failover-period=2s" })
 	@DirtiesContext
 	class Kubernetes {
 

@@ -43,8 +43,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:in-doubt;DB_CLOSE_DELAY=-1", "sample.poll-delay-millis=200",
-				"polling.instance-id=in-doubt-instance", "polling.jdbc.delivery.poll-interval=200ms",
-				"polling.jdbc.queue.poll-interval=100ms", "management.endpoint.pollingdelivery.access=unrestricted" })
+				"polling.instance-id=in-doubt-instance", "polling.jdbc.delivery.workers.poll-interval=200ms",
+				"polling.jdbc.queue.workers.poll-interval=100ms", "management.endpoint.pollingdelivery.access=unrestricted" })
 class InDoubtConfirmationTests {
 
 	@RegisterExtension

@@ -48,8 +48,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.datasource.url=jdbc:h2:mem:mail-to-order;DB_CLOSE_DELAY=-1",
 				"sample.poll-delay-millis=200", "polling.instance-id=test-instance", "sample.follow-up-delay=2s",
-				"polling.jdbc.jobs.dispatch-interval=200ms", "polling.jdbc.delivery.poll-interval=200ms",
-				"polling.jdbc.queue.poll-interval=100ms" })
+				"polling.jdbc.jobs.dispatch-interval=200ms", "polling.jdbc.delivery.workers.poll-interval=200ms",
+				"polling.jdbc.queue.workers.poll-interval=100ms" })
 class MailToOrderTests {
 
 	@RegisterExtension

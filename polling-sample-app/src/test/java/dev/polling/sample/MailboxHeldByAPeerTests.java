@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:held-by-a-peer;DB_CLOSE_DELAY=-1", "sample.poll-delay-millis=200",
 		"polling.instance-id=test-instance", "polling.jmx.domain=dev.polling.sampletest.peers",
-		"polling.jdbc.queue.poll-interval=100ms" })
+		"polling.jdbc.queue.workers.poll-interval=100ms" })
 @PollingTest(peerHolding = "MAILBOX_1")
 class MailboxHeldByAPeerTests {
 

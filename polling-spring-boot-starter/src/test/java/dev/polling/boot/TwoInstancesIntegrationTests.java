@@ -173,7 +173,7 @@ class TwoInstancesIntegrationTests {
 	void aPeerEntryWithTheOtherInstancesHttpPortIsAConfigurationFaultNotAnIdlePeer() throws Exception {
 		ConfigurableApplicationContext web = start("web", freePort(), "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		int httpPort = web.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		ConfigurableApplicationContext b = start("b", freePort(), "polling.peers.WEB.host=127.0.0.1", "polling.peers.WEB.port=" + httpPort,
+		ConfigurableApplicationContext b = start("b", freePort(), "polling.jmx.peers.WEB.host=127.0.0.1", "polling.jmx.peers.WEB.port=" + httpPort,
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		Decision decision = b.getBean(PollingManager.class).decide(CLUSTER);
 		assertThat(decision.reason()).isEqualTo(Decision.Reason.PEER_MISCONFIGURED);
@@ -245,9 +245,9 @@ class TwoInstancesIntegrationTests {
 
 	private ConfigurableApplicationContext start(String id, int ownJmxPort, int jmxA, int jmxB, String... more) {
 		List<String> properties = new ArrayList<>(List.of("management.endpoint.polling.access=unrestricted", "polling.jmx.server.username=polling",
-				"polling.jmx.server.password=" + PASSWORD, "polling.peers.A.host=127.0.0.1", "polling.peers.A.port=" + jmxA,
-				"polling.peers.A.username=polling", "polling.peers.A.password=" + PASSWORD, "polling.peers.B.host=127.0.0.1",
-				"polling.peers.B.port=" + jmxB, "polling.peers.B.username=polling", "polling.peers.B.password=" + PASSWORD,
+				"polling.jmx.server.password=" + PASSWORD, "polling.jmx.peers.A.host=127.0.0.1", "polling.jmx.peers.A.port=" + jmxA,
+				"polling.jmx.peers.A.username=polling", "polling.jmx.peers.A.password=" + PASSWORD, "polling.jmx.peers.B.host=127.0.0.1",
+				"polling.jmx.peers.B.port=" + jmxB, "polling.jmx.peers.B.username=polling", "polling.jmx.peers.B.password=" + PASSWORD,
 				"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s"));
 		properties.addAll(List.of(more));
 		return start(id, ownJmxPort, properties.toArray(String[]::new));
@@ -261,7 +261,7 @@ class TwoInstancesIntegrationTests {
 				// both instances share this JVM: with 2 s, a 1 s stall of a loaded CI machine made both detect a stop
 				// of their JVM and let go (by design) in the middle of the test; 4 s puts that threshold at 2 s (the
 				// most the clusters' 10 s wait time allows: below half of it)
-				"polling.peer-timeout=4s", "polling.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
+				"polling.jmx.peer-timeout=4s", "polling.jmx.unreachable-peer-policy=presume-last-known", "polling.jmx.domain=dev.polling.it",
 				"polling.jmx.server.port=" + ownJmxPort));
 		all.addAll(List.of(properties));
 		ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApplication.class)

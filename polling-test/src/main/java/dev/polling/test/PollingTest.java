@@ -50,7 +50,7 @@ public @interface PollingTest {
 
 	/**
 	 * Clusters whose peers do not answer (as after the peer timeout): what this instance then does
-	 * follows {@code polling.unreachable-peer-policy}.
+	 * follows {@code polling.jmx.unreachable-peer-policy}.
 	 */
 	String[] peerUnreachable() default {};
 

@@ -27,7 +27,7 @@ class PollingTestConfiguration {
 		return (builder) -> {
 			builder.peerClient(peers);
 			PollingProperties configured = properties.getIfAvailable();
-			if (configured == null || configured.getPeers().isEmpty()) {
+			if (configured == null || configured.getJmx().getPeers().isEmpty()) {
 				// a host that cannot resolve (RFC 6761): nothing ever connects to it, the scripted peers answer
 				builder.peer(PeerDefinition.of(ScriptedPeers.PEER_ID, ScriptedPeers.PEER_ID + ".invalid", 1));
 			}

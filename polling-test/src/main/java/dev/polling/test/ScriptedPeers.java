@@ -85,7 +85,7 @@ public final class ScriptedPeers implements PeerClient {
 
 	/**
 	 * The peers of these clusters do not answer: the decision follows
-	 * {@code polling.unreachable-peer-policy} ({@code proceed} grants, {@code presume-last-known}
+	 * {@code polling.jmx.unreachable-peer-policy} ({@code proceed} grants, {@code presume-last-known}
 	 * refuses while the peer was last seen holding and the wait time has not passed).
 	 * @param clusterIds the clusters
 	 * @return this

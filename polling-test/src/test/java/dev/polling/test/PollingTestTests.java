@@ -99,7 +99,7 @@ class PollingTestTests {
 
 	@SpringBootTest(classes = Application.class,
 			properties = { "polling.instance-id=presuming", "polling.jmx.domain=dev.polling.pollingtest.presume",
-					"polling.unreachable-peer-policy=presume-last-known", "polling.clusters.A.wait-time=10s",
+					"polling.jmx.unreachable-peer-policy=presume-last-known", "polling.clusters.A.wait-time=10s",
 					"polling.clusters.B.wait-time=10s", "polling.clusters.C.wait-time=10s" })
 	@PollingTest(peerHolding = "B")
 	@Nested

@@ -84,13 +84,13 @@ public final class StartupProbe {
 		p.put("spring.datasource.url", "jdbc:h2:mem:startup;DB_CLOSE_DELAY=-1");
 		p.put("spring.datasource.username", "sa");
 		p.put("polling.instance-id", "bench");
-		p.put("polling.peer-timeout", "2s");
+		p.put("polling.jmx.peer-timeout", "2s");
 		p.put("polling.jmx.server.port", jmxPort);
-		p.put("polling.peers.bench.host", "127.0.0.1");
-		p.put("polling.peers.bench.port", jmxPort);
+		p.put("polling.jmx.peers.bench.host", "127.0.0.1");
+		p.put("polling.jmx.peers.bench.port", jmxPort);
 		// a peer whose port refuses: the start-up peer check asks it
-		p.put("polling.peers.other.host", "127.0.0.1");
-		p.put("polling.peers.other.port", jmxPort + 1);
+		p.put("polling.jmx.peers.other.host", "127.0.0.1");
+		p.put("polling.jmx.peers.other.port", jmxPort + 1);
 		for (int i = 1; i <= 20; i++) {
 			p.put("polling.clusters.C" + ((i < 10) ? "0" : "") + i + ".wait-time", "20s");
 		}

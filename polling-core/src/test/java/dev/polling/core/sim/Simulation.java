@@ -1274,7 +1274,7 @@ public final class Simulation {
 	/**
 	 * The application shuts down as the starter does it: {@code shutdown()} (refused from now on, the
 	 * running cycle's hold handed over when it ends), then, once no cycle runs, {@code close()}, and the
-	 * JVM exits shortly after. (The starter waits at most {@code polling.shutdown.cycle-wait}; here long
+	 * JVM exits shortly after. (The starter waits at most {@code polling.shutdown.timeout}; here long
 	 * enough for every cycle.)
 	 */
 	private void close(Node node) {

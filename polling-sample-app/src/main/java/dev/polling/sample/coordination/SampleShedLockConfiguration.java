@@ -11,12 +11,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The lock store for {@code polling.coordination=shedlock}: ShedLock's JDBC provider on the sample's
+ * The lock store for {@code polling.coordination.kind=shedlock}: ShedLock's JDBC provider on the sample's
  * own database (table {@code shedlock} from schema.sql), in database time as ShedLock recommends.
  * An application that already uses ShedLock has this bean; the starter takes it from there.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "polling.coordination", havingValue = "shedlock")
+@ConditionalOnProperty(name = "polling.coordination.kind", havingValue = "shedlock")
 class SampleShedLockConfiguration {
 
 	@Bean

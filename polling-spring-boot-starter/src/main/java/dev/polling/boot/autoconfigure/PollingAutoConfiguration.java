@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure;
 
 import java.util.LinkedHashSet;
+import dev.polling.core.CoordinationKind;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -84,7 +85,7 @@ public final class PollingAutoConfiguration {
 		PollingJmxServerLifecycle pollingJmxServerLifecycle(PollingProperties properties,
 				ObjectProvider<SslBundles> sslBundles) {
 			return new PollingJmxServerLifecycle(properties, () -> {
-				PollingProperties.Server server = properties.getJmx().getServer();
+				JmxProperties.Server server = properties.getJmx().getServer();
 				return (server.getSslBundle() != null) ? new PollingJmxServer.ServerTls(
 						sslContext(sslBundles, "polling.jmx.server.ssl-bundle", server.getSslBundle()),
 						server.isRequireClientCertificate()) : null;
@@ -104,21 +105,21 @@ public final class PollingAutoConfiguration {
 				.peers(peers(properties))
 				.listener(CompositePollingListener.of(listeners.orderedStream().toList()))
 				.observer(observers.getIfUnique(() -> DecisionObserver.NONE))
-				.balanceClusters(properties.isBalanceClusters())
+				.balanceClusters(properties.getJmx().isBalanceClusters())
 				.discovery(discovery(properties))
 				.mbeanServer(mbeanServer);
-			properties.getPeers().forEach((id, peer) -> {
+			properties.getJmx().getPeers().forEach((id, peer) -> {
 				if (peer.getSslBundle() != null) {
-					builder.peerTls(id, sslContext(sslBundles, "polling.peers." + id + ".ssl-bundle", peer.getSslBundle()));
+					builder.peerTls(id, sslContext(sslBundles, "polling.jmx.peers." + id + ".ssl-bundle", peer.getSslBundle()));
 				}
 			});
 			List<PollingCoordinatorRegistration> registered = registrations.orderedStream().toList();
 			properties.getClusters().forEach((id, cluster) -> {
-				PollingProperties.Coordination coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
-						: properties.getCoordination();
-				if (coordination != PollingProperties.Coordination.JMX) {
+				CoordinationKind coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
+						: properties.getCoordination().getKind();
+				if (coordination != CoordinationKind.JMX) {
 					String property = (cluster.getCoordination() != null) ? "polling.clusters." + id + ".coordination"
-							: "polling.coordination";
+							: "polling.coordination.kind";
 					builder.coordinator(id, coordinator(coordination, id, property, coordinators, registered));
 				}
 			});
@@ -140,7 +141,7 @@ public final class PollingAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PollingManagerLifecycle pollingManagerLifecycle(PollingManager manager, PollingProperties properties) {
-			return new PollingManagerLifecycle(manager, properties.getShutdown().getCycleWait());
+			return new PollingManagerLifecycle(manager, properties.getShutdown().getTimeout());
 		}
 
 		/**
@@ -148,7 +149,7 @@ public final class PollingAutoConfiguration {
 		 * bean (the auto-configured JdbcCoordinator or the application's own), for the other kinds the
 		 * registration of that kind; a startup failure naming the property when there is none.
 		 */
-		private static ClusterCoordinator coordinator(PollingProperties.Coordination kind, String cluster, String property,
+		private static ClusterCoordinator coordinator(CoordinationKind kind, String cluster, String property,
 				ObjectProvider<ClusterCoordinator> coordinators, List<PollingCoordinatorRegistration> registrations) {
 			List<PollingCoordinatorRegistration> matching = registrations.stream().filter((r) -> r.kind() == kind).toList();
 			if (matching.size() > 1) {
@@ -204,8 +205,8 @@ public final class PollingAutoConfiguration {
 
 		private static PollingSettings settings(PollingProperties properties) {
 			PollingSettings settings = PollingSettings.defaults()
-				.withPeerTimeout(properties.getPeerTimeout())
-				.withUnreachablePeerPolicy(properties.getUnreachablePeerPolicy())
+				.withPeerTimeout(properties.getJmx().getPeerTimeout())
+				.withUnreachablePeerPolicy(properties.getJmx().getUnreachablePeerPolicy())
 				.withJmxDomain(properties.getJmx().effectiveDomain())
 				.withJmxContract(properties.getJmx().getContract());
 			String instanceId = properties.getInstanceId();
@@ -222,7 +223,7 @@ public final class PollingAutoConfiguration {
 		}
 
 		private static @Nullable DnsDiscovery discovery(PollingProperties properties) {
-			PollingProperties.Dns dns = properties.getDiscovery().getDns();
+			JmxProperties.Dns dns = properties.getJmx().getDiscovery().getDns();
 			if (dns.getName() == null || dns.getPort() == null) {
 				return null;
 			}
@@ -230,11 +231,11 @@ public final class PollingAutoConfiguration {
 		}
 
 		private static List<PeerDefinition> peers(PollingProperties properties) {
-			return properties.getPeers().entrySet().stream().map(PollingManagerConfiguration::peer).toList();
+			return properties.getJmx().getPeers().entrySet().stream().map(PollingManagerConfiguration::peer).toList();
 		}
 
-		private static PeerDefinition peer(Map.Entry<String, PollingProperties.Peer> entry) {
-			PollingProperties.Peer peer = entry.getValue();
+		private static PeerDefinition peer(Map.Entry<String, JmxProperties.Peer> entry) {
+			JmxProperties.Peer peer = entry.getValue();
 			String url = (peer.getUrl() != null && !peer.getUrl().isBlank()) ? peer.getUrl().trim() : null;
 			String host = (url == null && peer.getHost() != null) ? peer.getHost().trim() : null;
 			int port = (url == null && peer.getPort() != null) ? peer.getPort() : 0;

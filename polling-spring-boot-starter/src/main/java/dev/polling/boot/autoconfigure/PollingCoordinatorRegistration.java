@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure;
 
 import java.util.Objects;
+import dev.polling.core.CoordinationKind;
 
 import dev.polling.core.ClusterCoordinator;
 
@@ -14,12 +15,12 @@ import dev.polling.core.ClusterCoordinator;
  * @param kind the coordination kind whose clusters use the coordinator
  * @param coordinator the coordinator
  */
-public record PollingCoordinatorRegistration(PollingProperties.Coordination kind, ClusterCoordinator coordinator) {
+public record PollingCoordinatorRegistration(CoordinationKind kind, ClusterCoordinator coordinator) {
 
 	public PollingCoordinatorRegistration {
 		Objects.requireNonNull(kind, "kind must not be null");
 		Objects.requireNonNull(coordinator, "coordinator must not be null");
-		if (kind == PollingProperties.Coordination.JMX) {
+		if (kind == CoordinationKind.JMX) {
 			throw new IllegalArgumentException("kind JMX takes no coordinator: JMX clusters ask their peers");
 		}
 	}

@@ -83,7 +83,7 @@ public final class PollingJmxServerLifecycle implements SmartLifecycle {
 		if (this.server != null || !isConfigured()) {
 			return;
 		}
-		PollingProperties.Server server = this.properties.getJmx().getServer();
+		JmxProperties.Server server = this.properties.getJmx().getServer();
 		Integer port = server.getPort();
 		JmxServerSettings settings = new JmxServerSettings(server.getBindAddress().trim(), port, server.getAdvertisedHost(),
 				server.getUsername(), server.getPassword(), server.isAllowUnauthenticated(), Duration.ofSeconds(30),

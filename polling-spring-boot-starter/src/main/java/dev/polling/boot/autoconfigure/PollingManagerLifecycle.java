@@ -19,7 +19,7 @@ import dev.polling.core.PollingManager;
  * <p>Stopping takes the path of a pause or release ({@link PollingManager#shutdown()}): every cluster
  * is refused from then on, a cluster without a running cycle is released at once, and one with a
  * running cycle is handed over when that cycle ends. It waits up to
- * {@code polling.shutdown.cycle-wait} for the running cycles to end, then closes the manager (a
+ * {@code polling.shutdown.timeout} for the running cycles to end, then closes the manager (a
  * cycle still running then loses its hold, and a peer may start beside it). It does so
  * on a thread of its own, so that the other beans of the phase stop meanwhile, all within
  * {@code spring.lifecycle.timeout-per-shutdown-phase}. Releasing closes the manager; a stopped
@@ -109,7 +109,7 @@ public final class PollingManagerLifecycle implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		if (anyCycleRunning()) {
-			logger.warn("Releasing the polling clusters with cycles still running after polling.shutdown.cycle-wait={}: {}",
+			logger.warn("Releasing the polling clusters with cycles still running after polling.shutdown.timeout={}: {}",
 					this.cycleWait, this.manager.clusterIds().stream().filter(this.manager::isCycleRunning).toList());
 		}
 		this.manager.close();

@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.validation.Errors;
 
 import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
-import dev.polling.boot.autoconfigure.PollingProperties.Peer;
-import dev.polling.boot.autoconfigure.PollingProperties.Server;
+import dev.polling.boot.autoconfigure.JmxProperties.Peer;
+import dev.polling.boot.autoconfigure.JmxProperties.Server;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.DnsDiscovery;
 import dev.polling.core.jmx.JmxServerSettings;
@@ -49,32 +49,51 @@ final class PollingPropertiesValidator {
 	void validate(PollingProperties properties) {
 		boolean peerTimeoutValid = validateInstance(properties);
 		validateServer(properties.getJmx().getServer());
-		validatePeers(properties.getPeers());
+		validatePeers(properties.getJmx().getPeers());
 		validateOwnPeerEntry(properties);
 		validateClusters(properties, peerTimeoutValid);
 		validateDiscovery(properties);
+		validateCoordination(properties);
+	}
+
+	private void validateCoordination(PollingProperties properties) {
+		if (properties.getCoordination().getKind() == null) {
+			invalid("coordination.kind", null, "a coordination kind is required",
+					"set polling.coordination.kind to jmx, jdbc, shedlock or kubernetes");
+		}
+		Duration failover = properties.getCoordination().getFailoverPeriod();
+		if (failover != null && (failover.isNegative() || failover.isZero())) {
+			invalid("coordination.failover-period", display(failover), "the failover period must be positive",
+					"set polling.coordination.failover-period to e.g. 30s (at least the longest cycle plus the timer delay), "
+							+ "or remove it to use each cluster's wait time");
+		}
+		Duration timeout = properties.getShutdown().getTimeout();
+		if (timeout == null || timeout.isNegative()) {
+			invalid("shutdown.timeout", display(timeout), "the shutdown timeout must not be negative",
+					"set polling.shutdown.timeout to e.g. 20s (below spring.lifecycle.timeout-per-shutdown-phase), or 0 not to wait");
+		}
 	}
 
 	private void validateDiscovery(PollingProperties properties) {
-		PollingProperties.Dns dns = properties.getDiscovery().getDns();
-		String key = "discovery.dns.";
+		JmxProperties.Dns dns = properties.getJmx().getDiscovery().getDns();
+		String key = "jmx.discovery.dns.";
 		String name = dns.getName();
 		if (name == null) {
 			if (dns.getPort() != null || dns.getUsername() != null || dns.getPassword() != null) {
 				invalid(key + "name", null, "DNS discovery settings are given but no name to resolve",
-						"set polling.discovery.dns.name to the DNS name of the instances (e.g. a headless service), "
-								+ "or remove the other polling.discovery.dns properties");
+						"set polling.jmx.discovery.dns.name to the DNS name of the instances (e.g. a headless service), "
+								+ "or remove the other polling.jmx.discovery.dns properties");
 			}
 			return;
 		}
 		if (name.isBlank() || name.trim().indexOf(' ') >= 0 || name.indexOf(':') >= 0) {
 			invalid(key + "name", name, "this is not a DNS name",
-					"set a DNS name such as orders-polling.prod.svc.cluster.local; the port goes into polling.discovery.dns.port");
+					"set a DNS name such as orders-polling.prod.svc.cluster.local; the port goes into polling.jmx.discovery.dns.port");
 		}
 		Integer port = dns.getPort();
 		if (port == null) {
 			invalid(key + "port", null, "DNS discovery needs the JMX port of the instances behind '" + name.trim() + "'",
-					"set polling.discovery.dns.port to the instances' polling.jmx.server.port");
+					"set polling.jmx.discovery.dns.port to the instances' polling.jmx.server.port");
 		}
 		else if (port < 1 || port > 65535) {
 			invalid(key + "port", String.valueOf(port), "the port is out of range", "use the instances' JMX port, from 1 to 65535");
@@ -82,7 +101,7 @@ final class PollingPropertiesValidator {
 		Duration interval = dns.getInterval();
 		if (interval == null || interval.compareTo(DnsDiscovery.MIN_INTERVAL) < 0) {
 			invalid(key + "interval", display(interval), "the interval is shorter than " + display(DnsDiscovery.MIN_INTERVAL),
-					"set polling.discovery.dns.interval to e.g. 2s (at most a quarter of every wait time); a plain number means seconds");
+					"set polling.jmx.discovery.dns.interval to e.g. 2s (at most a quarter of every wait time); a plain number means seconds");
 		}
 		else {
 			for (Map.Entry<String, Cluster> entry : properties.getClusters().entrySet()) {
@@ -91,7 +110,7 @@ final class PollingPropertiesValidator {
 					invalid(key + "interval", display(interval), "the interval is longer than a quarter of the wait time of cluster '"
 							+ entry.getKey() + "' (polling.clusters." + entry.getKey() + ".wait-time = " + display(waitTime)
 							+ "): an instance whose address left the name must let go well before its peers drop it",
-							"lower polling.discovery.dns.interval to at most " + display(waitTime.dividedBy(4)) + " or raise the wait time");
+							"lower polling.jmx.discovery.dns.interval to at most " + display(waitTime.dividedBy(4)) + " or raise the wait time");
 					break;
 				}
 			}
@@ -107,24 +126,24 @@ final class PollingPropertiesValidator {
 					"remove polling.instance-id to use host name and process id, or set an id that is unique among the peers");
 		}
 		boolean peerTimeoutValid = false;
-		Duration peerTimeout = properties.getPeerTimeout();
+		Duration peerTimeout = properties.getJmx().getPeerTimeout();
 		if (peerTimeout == null || peerTimeout.isNegative() || peerTimeout.isZero()) {
-			invalid("peer-timeout", display(peerTimeout), "the peer timeout must be positive",
-					"set polling.peer-timeout to e.g. 2s (shorter than half of every cluster's wait time)");
+			invalid("jmx.peer-timeout", display(peerTimeout), "the peer timeout must be positive",
+					"set polling.jmx.peer-timeout to e.g. 2s (shorter than half of every cluster's wait time)");
 		}
 		else if (peerTimeout.compareTo(MIN_PEER_TIMEOUT) < 0) {
-			invalid("peer-timeout", display(peerTimeout),
+			invalid("jmx.peer-timeout", display(peerTimeout),
 					"the peer timeout is shorter than the minimum of " + display(MIN_PEER_TIMEOUT)
 							+ ": reads of healthy peers would time out, and a peer that does not answer counts as idle, "
 							+ "so every instance would poll",
-					"set polling.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
+					"set polling.jmx.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
 		}
 		else {
 			peerTimeoutValid = true;
 		}
-		if (properties.getUnreachablePeerPolicy() == null) {
-			invalid("unreachable-peer-policy", null, "a policy is required",
-					"set polling.unreachable-peer-policy to proceed or presume-last-known");
+		if (properties.getJmx().getUnreachablePeerPolicy() == null) {
+			invalid("jmx.unreachable-peer-policy", null, "a policy is required",
+					"set polling.jmx.unreachable-peer-policy to proceed or presume-last-known");
 		}
 		if (properties.getJmx().getContract() == null) {
 			invalid("jmx.contract", null, "a JMX contract is required",
@@ -192,9 +211,9 @@ final class PollingPropertiesValidator {
 		for (Map.Entry<String, Peer> entry : peers.entrySet()) {
 			String id = entry.getKey();
 			Peer peer = entry.getValue();
-			String key = "peers." + PollingPropertyErrors.mapKey(id) + ".";
+			String key = "jmx.peers." + PollingPropertyErrors.mapKey(id) + ".";
 			if (id.isBlank()) {
-				invalid("peers", id, "a peer id is blank", "give every peer a non-blank id such as SERVER2");
+				invalid("jmx.peers", id, "a peer id is blank", "give every peer a non-blank id such as SERVER2");
 				continue;
 			}
 			String address = null;
@@ -237,7 +256,7 @@ final class PollingPropertiesValidator {
 			String other = (address != null) ? addresses.putIfAbsent(address, id) : null;
 			if (other != null) {
 				invalid(addressKey, address, "peers '" + other + "' and '" + id + "' have the same address",
-						"remove one of them (polling.peers." + PollingPropertyErrors.mapKey(other) + " or polling.peers."
+						"remove one of them (polling.jmx.peers." + PollingPropertyErrors.mapKey(other) + " or polling.jmx.peers."
 								+ PollingPropertyErrors.mapKey(id) + ") or fix its address");
 			}
 		}
@@ -256,11 +275,11 @@ final class PollingPropertiesValidator {
 		if (instanceId == null || instanceId.isBlank() || serverPort == null) {
 			return;
 		}
-		Peer own = properties.getPeers().get(instanceId.trim());
+		Peer own = properties.getJmx().getPeers().get(instanceId.trim());
 		if (own == null) {
 			return;
 		}
-		String key = "peers." + PollingPropertyErrors.mapKey(instanceId.trim()) + ".";
+		String key = "jmx.peers." + PollingPropertyErrors.mapKey(instanceId.trim()) + ".";
 		String host;
 		Integer port;
 		String portKey;
@@ -306,7 +325,7 @@ final class PollingPropertiesValidator {
 	}
 
 	private void validateClusters(PollingProperties properties, boolean peerTimeoutValid) {
-		Duration peerTimeout = properties.getPeerTimeout();
+		Duration peerTimeout = properties.getJmx().getPeerTimeout();
 		for (Map.Entry<String, Cluster> entry : properties.getClusters().entrySet()) {
 			String id = entry.getKey();
 			Cluster cluster = entry.getValue();
@@ -325,15 +344,15 @@ final class PollingPropertiesValidator {
 						"set polling." + key + "wait-time to at least 10s (recommended: twice the timer delay)");
 			}
 			else if (peerTimeoutValid && peerTimeout.multipliedBy(2).compareTo(waitTime) >= 0) {
-				invalid("peer-timeout", display(peerTimeout),
+				invalid("jmx.peer-timeout", display(peerTimeout),
 						"the peer timeout is not shorter than half the wait time of cluster '" + id + "' (polling." + key
 								+ "wait-time = " + display(waitTime) + ")",
-						"lower polling.peer-timeout below " + display(waitTime.dividedBy(2)) + " or raise polling." + key + "wait-time");
+						"lower polling.jmx.peer-timeout below " + display(waitTime.dividedBy(2)) + " or raise polling." + key + "wait-time");
 			}
 			for (String peerId : cluster.getPeers()) {
-				if (!properties.getPeers().containsKey(peerId)) {
+				if (!properties.getJmx().getPeers().containsKey(peerId)) {
 					invalid(key + "peers", peerId, "cluster '" + id + "' names an unknown peer; known peers: "
-							+ properties.getPeers().keySet(), "define polling.peers." + PollingPropertyErrors.mapKey(peerId)
+							+ properties.getJmx().getPeers().keySet(), "define polling.jmx.peers." + PollingPropertyErrors.mapKey(peerId)
 									+ ".host and port, or remove '" + peerId + "' from polling." + key
 									+ "peers (an empty list means all peers)");
 				}

@@ -40,10 +40,10 @@ final class UnitlessDurationsReporter {
 	private static final Map<String, Bound> PLAUSIBLE = Map.of(
 			"polling.clusters.<id>.wait-time", new Bound(Duration.ofHours(1), "a wait time"),
 			"polling.clusters.<id>.max-cycle-time", new Bound(Duration.ofDays(1), "a maximum cycle time"),
-			"polling.peer-timeout", new Bound(Duration.ofMinutes(1), "a peer timeout"),
-			"polling.discovery.dns.interval", new Bound(Duration.ofMinutes(15), "a DNS interval"),
-			"polling.shutdown.cycle-wait", new Bound(Duration.ofHours(1), "a shutdown wait"),
-			"polling.jdbc.queue.poll-interval", new Bound(Duration.ofHours(1), "a poll interval"));
+			"polling.jmx.peer-timeout", new Bound(Duration.ofMinutes(1), "a peer timeout"),
+			"polling.jmx.discovery.dns.interval", new Bound(Duration.ofMinutes(15), "a DNS interval"),
+			"polling.shutdown.timeout", new Bound(Duration.ofHours(1), "a shutdown wait"),
+			"polling.jdbc.queue.workers.poll-interval", new Bound(Duration.ofHours(1), "a poll interval"));
 
 	private static final Bound DEFAULT_PLAUSIBLE = new Bound(Duration.ofDays(31), "this duration");
 

@@ -37,7 +37,7 @@ import org.springframework.boot.origin.Origin;
  */
 public class UnknownPollingPropertiesReporter implements EnvironmentPostProcessor, Ordered {
 
-	private static final String[] MAPS = { "polling.clusters.", "polling.peers." };
+	private static final String[] MAPS = { "polling.clusters.", "polling.jmx.peers.", "polling.peers." };
 
 	private static final ConfigurationPropertyName CLUSTERS = ConfigurationPropertyName.of("polling.clusters");
 
@@ -146,6 +146,9 @@ public class UnknownPollingPropertiesReporter implements EnvironmentPostProcesso
 				continue;
 			}
 			iterable.stream().filter(UnknownPollingPropertiesReporter::isPolling).forEach((name) -> {
+				if (DeprecatedPollingProperties.newName(name) != null) {
+					return; // a key of the previous version: reported as deprecated, with its new name
+				}
 				PollingPropertyKeys.Unknown unknown = keys.check(name);
 				if (unknown != null) {
 					String key = PollingPropertyKeys.written(name, name.getNumberOfElements() - 1);

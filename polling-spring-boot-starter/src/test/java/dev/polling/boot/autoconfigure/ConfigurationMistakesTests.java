@@ -38,19 +38,19 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void aPeerTimeoutWithoutUnitMeansSeconds() {
-		try (ConfigurableApplicationContext context = run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.peer-timeout=2")) {
+		try (ConfigurableApplicationContext context = run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.jmx.peer-timeout=2")) {
 			assertThat(context.getBean(PollingManager.class).settings().peerTimeout()).isEqualTo(Duration.ofSeconds(2));
 		}
 	}
 
 	@Test
 	void aPeerTimeoutBelowTheMinimumFailsTheStart(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.peer-timeout=50ms"));
+		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.jmx.peer-timeout=50ms"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("Property: polling.peer-timeout")
+			.contains("Property: polling.jmx.peer-timeout")
 			.contains("Value: 50ms")
 			.contains("Reason: the peer timeout is shorter than the minimum of 100ms")
-			.contains("Fix: set polling.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
+			.contains("Fix: set polling.jmx.peer-timeout to e.g. 2s; write the unit (500ms, 2s): a plain number means seconds");
 	}
 
 	// ---------------------------------------------------------------- 4. polling.enabled=false
@@ -118,7 +118,7 @@ class ConfigurationMistakesTests {
 			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAILABRUF_CLUSTER", "TIMEOUT_CLUSTER");
 		}
 		assertThat(output.getOut()).contains("Property 'polling.peer-timout' (class path resource [mistakes/typos.yml]")
-			.contains("is ignored: it is not a polling property; did you mean 'polling.peer-timeout'?")
+			.contains("is ignored: it is not a polling property; did you mean 'polling.jmx.peer-timeout'?")
 			.contains("Property 'polling.clusterz.POSTFACH_CLUSTER.wait-time'")
 			.contains("did you mean 'polling.clusters.POSTFACH_CLUSTER.wait-time'?")
 			.contains("Property 'polling.clusters.TIMEOUT_CLUSTER.max-cycle-tme'")
@@ -156,8 +156,8 @@ class ConfigurationMistakesTests {
 			.contains("Property: polling.clusters.MAILBOX.wait-time\n    Value: 5s\n    Origin: class path resource "
 					+ "[mistakes/short-wait-time.yml] - 7:18\n")
 			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
-			.contains("Property: polling.peers.SERVER2.port\n    Value: not set\n    Reason: peer 'SERVER2' has a host but no port")
-			.contains("Fix: set polling.peers.SERVER2.port to the port of the peer's JMX server");
+			.contains("Property: polling.jmx.peers.SERVER2.port\n    Value: not set\n    Reason: peer 'SERVER2' has a host but no port")
+			.contains("Fix: set polling.jmx.peers.SERVER2.port to the port of the peer's JMX server");
 	}
 
 	// ---------------------------------------------------------------- 7. the user's spelling
@@ -174,12 +174,12 @@ class ConfigurationMistakesTests {
 	@Test
 	void aValueOutOfRangeIsReportedWithItsRangeNotAsUnreadable(CapturedOutput output) {
 		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
-				"polling.jdbc.queue.lease-time=500ms"));
-		assertThat(output).contains("Property: polling.jdbc.queue.lease-time")
+				"polling.jdbc.queue.lease.duration=500ms"));
+		assertThat(output).contains("Property: polling.jdbc.queue.lease.duration")
 			.contains("Value: 500ms")
-			.contains("Origin: \"polling.jdbc.queue.lease-time\" from property source \"defaultProperties\"")
+			.contains("Origin: \"polling.jdbc.queue.lease.duration\" from property source \"defaultProperties\"")
 			.contains("Reason: the value must be between 1s and 1d")
-			.contains("Fix: set polling.jdbc.queue.lease-time to e.g. 30s")
+			.contains("Fix: set polling.jdbc.queue.lease.duration to e.g. 30s")
 			.doesNotContain("cannot be read as a duration");
 	}
 

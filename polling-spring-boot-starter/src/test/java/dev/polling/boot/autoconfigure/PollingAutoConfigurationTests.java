@@ -50,7 +50,7 @@ class PollingAutoConfigurationTests {
 
 	@Test
 	void stopsByReleasingTheClustersOnceTheRunningCycleHasEnded() {
-		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.shutdown.cycle-wait=30s")
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.shutdown.timeout=30s")
 			.run((context) -> {
 				PollingManager manager = context.getBean(PollingManager.class);
 				PollingManagerLifecycle lifecycle = context.getBean(PollingManagerLifecycle.class);
@@ -100,9 +100,9 @@ class PollingAutoConfigurationTests {
 	@Test
 	void createsTheManagerFromTheProperties() {
 		this.runner
-			.withPropertyValues("polling.peer-timeout=750ms", "polling.unreachable-peer-policy=presume-last-known",
-					"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=9010",
-					"polling.peers.SERVER2.username=userid", "polling.peers.SERVER2.password=pwd",
+			.withPropertyValues("polling.jmx.peer-timeout=750ms", "polling.jmx.unreachable-peer-policy=presume-last-known",
+					"polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=9010",
+					"polling.jmx.peers.SERVER2.username=userid", "polling.jmx.peers.SERVER2.password=pwd",
 					"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s")
 			.run((context) -> {
 				assertThat(context).hasSingleBean(PollingManager.class).hasSingleBean(PollingAnnotationBeanPostProcessor.class);
@@ -319,8 +319,8 @@ class PollingAutoConfigurationTests {
 	@Test
 	void limitsAClusterToTheNamedPeers() {
 		this.runner
-			.withPropertyValues("polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=9010",
-					"polling.peers.SERVER3.url=service:jmx:rmi:///jndi/rmi://localhost:9011/jmxrmi",
+			.withPropertyValues("polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=9010",
+					"polling.jmx.peers.SERVER3.url=service:jmx:rmi:///jndi/rmi://localhost:9011/jmxrmi",
 					"polling.clusters.A_CLUSTER.wait-time=10s", "polling.clusters.A_CLUSTER.peers=SERVER3",
 					"polling.clusters.B_CLUSTER.wait-time=10s")
 			.run((context) -> {

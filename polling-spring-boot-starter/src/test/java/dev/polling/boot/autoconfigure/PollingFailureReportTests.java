@@ -34,9 +34,9 @@ class PollingFailureReportTests {
 	@Test
 	void reportsAnUnparsableDurationWithTheExpectedFormat(CapturedOutput output) {
 		assertThatException()
-			.isThrownBy(() -> run("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.peer-timeout=two seconds"));
+			.isThrownBy(() -> run("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s", "polling.jmx.peer-timeout=two seconds"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("Property: polling.peer-timeout")
+			.contains("Property: polling.jmx.peer-timeout")
 			.contains("Value: 'two seconds'")
 			.contains("Reason: the value cannot be read as a duration")
 			.contains("500ms, 2s or 10m");

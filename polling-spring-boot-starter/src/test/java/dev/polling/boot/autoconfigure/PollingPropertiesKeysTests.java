@@ -27,9 +27,9 @@ class PollingPropertiesKeysTests {
 	@Test
 	void everyDurationPropertyReadsAPlainNumberAsSeconds() {
 		List<String> keys = PollingPropertyKeys.get().keysOfType(Duration.class);
-		assertThat(keys).contains("polling.peer-timeout", "polling.clusters.<id>.wait-time", "polling.clusters.<id>.max-cycle-time",
-				"polling.jdbc.queue.poll-interval", "polling.jdbc.queue.backoff.initial", "polling.jdbc.delivery.backoff.max",
-				"polling.jdbc.coordination.failover-period", "polling.jdbc.jobs.dispatch-interval")
+		assertThat(keys).contains("polling.jmx.peer-timeout", "polling.clusters.<id>.wait-time", "polling.clusters.<id>.max-cycle-time",
+				"polling.jdbc.queue.workers.poll-interval", "polling.jdbc.queue.backoff.initial", "polling.jdbc.delivery.backoff.max",
+				"polling.coordination.failover-period", "polling.jdbc.jobs.dispatch-interval")
 			.hasSizeGreaterThanOrEqualTo(18);
 		for (String key : keys) {
 			String property = key.replace("<id>", "MAILBOX");
@@ -53,7 +53,7 @@ class PollingPropertiesKeysTests {
 				}
 			}
 		}
-		assertThat(names).contains("polling.peer-timeout", "polling.jdbc.queue.backoff.initial", "polling.jdbc.queue.backoff.multiplier",
+		assertThat(names).contains("polling.jmx.peer-timeout", "polling.jdbc.queue.backoff.initial", "polling.jdbc.queue.backoff.multiplier",
 				"polling.jdbc.delivery.backoff.max");
 		assertThat(names).noneMatch((name) -> name.endsWith(".prefix"));
 	}
@@ -62,11 +62,12 @@ class PollingPropertiesKeysTests {
 	void knowsMapKeysListIndexesAndTheJdbcKeys() {
 		assertThat(check("polling.clusters.ANY_ID.wait-time")).isNull();
 		assertThat(check("polling.clusters[MAIL BOX].peers[0]")).isNull();
-		assertThat(check("polling.peers.SERVER2.ssl-bundle")).isNull();
+		assertThat(check("polling.jmx.peers.SERVER2.ssl-bundle")).isNull();
 		assertThat(check("polling.jdbc.delivery.backoff.multiplier")).isNull();
-		assertThat(check("polling.peerTimeout")).isNull();
+		assertThat(check("polling.jmx.peerTimeout")).isNull();
+		assertThat(check("polling.coordination.failoverPeriod")).isNull();
 		assertThat(check("polling.jmx.server.prot").suggestion()).isEqualTo("polling.jmx.server.port");
-		assertThat(check("polling.peer-timeout.seconds").problem()).isEqualTo("polling.peer-timeout has no keys below it");
+		assertThat(check("polling.jmx.peer-timeout.seconds").problem()).isEqualTo("polling.jmx.peer-timeout has no keys below it");
 		assertThat(check("polling.jdbc.queue.something-else").suggestion()).isNull();
 	}
 

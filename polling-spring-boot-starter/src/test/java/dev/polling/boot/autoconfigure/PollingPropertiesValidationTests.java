@@ -31,9 +31,9 @@ class PollingPropertiesValidationTests {
 
 	private static final String CLUSTER = "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s";
 
-	private static final String PEER_HOST = "polling.peers.SERVER2.host=localhost";
+	private static final String PEER_HOST = "polling.jmx.peers.SERVER2.host=localhost";
 
-	private static final String PEER_PORT = "polling.peers.SERVER2.port=9010";
+	private static final String PEER_PORT = "polling.jmx.peers.SERVER2.port=9010";
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class))
@@ -45,25 +45,25 @@ class PollingPropertiesValidationTests {
 						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "5s", "at least 10s"),
 				arguments("cluster without wait time", List.of("polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten"),
 						"polling.clusters.MAILABRUF_CLUSTER.wait-time", "not set", "at least 10s"),
-				arguments("peer timeout of 50ms", List.of(CLUSTER, "polling.peer-timeout=50ms"), "polling.peer-timeout", "50ms",
-						"set polling.peer-timeout to e.g. 2s"),
-				arguments("peer timeout of half the wait time", List.of(CLUSTER, "polling.peer-timeout=5s"),
-						"polling.peer-timeout", "5s", "lower polling.peer-timeout below 5s"),
+				arguments("peer timeout of 50ms", List.of(CLUSTER, "polling.jmx.peer-timeout=50ms"), "polling.jmx.peer-timeout", "50ms",
+						"set polling.jmx.peer-timeout to e.g. 2s"),
+				arguments("peer timeout of half the wait time", List.of(CLUSTER, "polling.jmx.peer-timeout=5s"),
+						"polling.jmx.peer-timeout", "5s", "lower polling.jmx.peer-timeout below 5s"),
 				arguments("cluster naming an unknown peer",
 						List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.clusters.MAILABRUF_CLUSTER.peers=SERVER9"),
-						"polling.clusters.MAILABRUF_CLUSTER.peers", "SERVER9", "define polling.peers.SERVER9"),
-				arguments("peer with neither host nor url", List.of(CLUSTER, "polling.peers.SERVER2.port=9010"),
-						"polling.peers.SERVER2.host", "not set", "or polling.peers.SERVER2.url"),
-				arguments("peer port 0", List.of(CLUSTER, PEER_HOST, "polling.peers.SERVER2.port=0"), "polling.peers.SERVER2.port",
+						"polling.clusters.MAILABRUF_CLUSTER.peers", "SERVER9", "define polling.jmx.peers.SERVER9"),
+				arguments("peer with neither host nor url", List.of(CLUSTER, "polling.jmx.peers.SERVER2.port=9010"),
+						"polling.jmx.peers.SERVER2.host", "not set", "or polling.jmx.peers.SERVER2.url"),
+				arguments("peer port 0", List.of(CLUSTER, PEER_HOST, "polling.jmx.peers.SERVER2.port=0"), "polling.jmx.peers.SERVER2.port",
 						"0", "from 1 to 65535"),
-				arguments("peer port 70000", List.of(CLUSTER, PEER_HOST, "polling.peers.SERVER2.port=70000"),
-						"polling.peers.SERVER2.port", "70000", "from 1 to 65535"),
+				arguments("peer port 70000", List.of(CLUSTER, PEER_HOST, "polling.jmx.peers.SERVER2.port=70000"),
+						"polling.jmx.peers.SERVER2.port", "70000", "from 1 to 65535"),
 				arguments("JMX server port 70000", List.of(CLUSTER, "polling.jmx.server.port=70000"), "polling.jmx.server.port",
 						"70000", "from 1 to 65535"),
-				arguments("blank peer host", List.of(CLUSTER, "polling.peers.SERVER2.host= ", PEER_PORT), "polling.peers.SERVER2.host",
+				arguments("blank peer host", List.of(CLUSTER, "polling.jmx.peers.SERVER2.host= ", PEER_PORT), "polling.jmx.peers.SERVER2.host",
 						"", "set the host name"),
-				arguments("peer password without username", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.password=" + SECRET),
-						"polling.peers.SERVER2.username", "not set", "set polling.peers.SERVER2.username"),
+				arguments("peer password without username", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.jmx.peers.SERVER2.password=" + SECRET),
+						"polling.jmx.peers.SERVER2.username", "not set", "set polling.jmx.peers.SERVER2.username"),
 				arguments("JMX server password without username",
 						List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.password=" + SECRET),
 						"polling.jmx.server.username", "not set", "set polling.jmx.server.username"),
@@ -71,37 +71,37 @@ class PollingPropertiesValidationTests {
 						List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.bind-address=0.0.0.0"),
 						"polling.jmx.server.bind-address", "0.0.0.0", "set polling.jmx.server.username and polling.jmx.server.password"),
 				arguments("two peers with the same address",
-						List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER3.host=LOCALHOST", "polling.peers.SERVER3.port=9010"),
-						"polling.peers.SERVER3.host", "localhost:9010", "remove one of them"),
+						List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.jmx.peers.SERVER3.host=LOCALHOST", "polling.jmx.peers.SERVER3.port=9010"),
+						"polling.jmx.peers.SERVER3.host", "localhost:9010", "remove one of them"),
 				arguments("blank instance id", List.of(CLUSTER, "polling.instance-id= "), "polling.instance-id", "",
 						"remove polling.instance-id"),
 				arguments("JMX server with an unknown SSL bundle",
 						List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.ssl-bundle=polling"),
 						"polling.jmx.server.ssl-bundle", "polling", "spring.ssl.bundle.jks.polling"),
-				arguments("peer with an unknown SSL bundle", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.ssl-bundle=polling"),
-						"polling.peers.SERVER2.ssl-bundle", "polling", "spring.ssl.bundle.jks.polling"),
-				arguments("DNS discovery without port", List.of(CLUSTER, "polling.discovery.dns.name=orders-polling.svc"),
-						"polling.discovery.dns.port", "not set", "set polling.discovery.dns.port"),
-				arguments("DNS discovery port without name", List.of(CLUSTER, "polling.discovery.dns.port=9010"),
-						"polling.discovery.dns.name", "not set", "set polling.discovery.dns.name"),
-				arguments("DNS discovery name with a port", List.of(CLUSTER, "polling.discovery.dns.name=orders-polling.svc:9010",
-						"polling.discovery.dns.port=9010"), "polling.discovery.dns.name", "orders-polling.svc:9010",
-						"the port goes into polling.discovery.dns.port"),
-				arguments("DNS discovery port 70000", List.of(CLUSTER, "polling.discovery.dns.name=orders-polling.svc",
-						"polling.discovery.dns.port=70000"), "polling.discovery.dns.port", "70000", "from 1 to 65535"),
+				arguments("peer with an unknown SSL bundle", List.of(CLUSTER, PEER_HOST, PEER_PORT, "polling.jmx.peers.SERVER2.ssl-bundle=polling"),
+						"polling.jmx.peers.SERVER2.ssl-bundle", "polling", "spring.ssl.bundle.jks.polling"),
+				arguments("DNS discovery without port", List.of(CLUSTER, "polling.jmx.discovery.dns.name=orders-polling.svc"),
+						"polling.jmx.discovery.dns.port", "not set", "set polling.jmx.discovery.dns.port"),
+				arguments("DNS discovery port without name", List.of(CLUSTER, "polling.jmx.discovery.dns.port=9010"),
+						"polling.jmx.discovery.dns.name", "not set", "set polling.jmx.discovery.dns.name"),
+				arguments("DNS discovery name with a port", List.of(CLUSTER, "polling.jmx.discovery.dns.name=orders-polling.svc:9010",
+						"polling.jmx.discovery.dns.port=9010"), "polling.jmx.discovery.dns.name", "orders-polling.svc:9010",
+						"the port goes into polling.jmx.discovery.dns.port"),
+				arguments("DNS discovery port 70000", List.of(CLUSTER, "polling.jmx.discovery.dns.name=orders-polling.svc",
+						"polling.jmx.discovery.dns.port=70000"), "polling.jmx.discovery.dns.port", "70000", "from 1 to 65535"),
 				arguments("DNS discovery interval of 3 (seconds) for a 10s wait time", List.of(CLUSTER,
-						"polling.discovery.dns.name=orders-polling.svc", "polling.discovery.dns.port=9010", "polling.discovery.dns.interval=3"),
-						"polling.discovery.dns.interval", "3s", "at most 2500ms"),
-				arguments("DNS discovery interval of 10ms", List.of(CLUSTER, "polling.discovery.dns.name=orders-polling.svc",
-						"polling.discovery.dns.port=9010", "polling.discovery.dns.interval=10ms"), "polling.discovery.dns.interval", "10ms",
-						"set polling.discovery.dns.interval to e.g. 2s"),
-				arguments("DNS discovery password without username", List.of(CLUSTER, "polling.discovery.dns.name=orders-polling.svc",
-						"polling.discovery.dns.port=9010", "polling.discovery.dns.password=" + SECRET), "polling.discovery.dns.username",
-						"not set", "set polling.discovery.dns.username"),
+						"polling.jmx.discovery.dns.name=orders-polling.svc", "polling.jmx.discovery.dns.port=9010", "polling.jmx.discovery.dns.interval=3"),
+						"polling.jmx.discovery.dns.interval", "3s", "at most 2500ms"),
+				arguments("DNS discovery interval of 10ms", List.of(CLUSTER, "polling.jmx.discovery.dns.name=orders-polling.svc",
+						"polling.jmx.discovery.dns.port=9010", "polling.jmx.discovery.dns.interval=10ms"), "polling.jmx.discovery.dns.interval", "10ms",
+						"set polling.jmx.discovery.dns.interval to e.g. 2s"),
+				arguments("DNS discovery password without username", List.of(CLUSTER, "polling.jmx.discovery.dns.name=orders-polling.svc",
+						"polling.jmx.discovery.dns.port=9010", "polling.jmx.discovery.dns.password=" + SECRET), "polling.jmx.discovery.dns.username",
+						"not set", "set polling.jmx.discovery.dns.username"),
 				arguments("JMX server credentials without port", List.of(CLUSTER, "polling.jmx.server.username=polling",
 						"polling.jmx.server.password=" + SECRET), "polling.jmx.server.username", "polling", "set polling.jmx.server.port"),
-				arguments("peer url that is no JMX URL", List.of(CLUSTER, "polling.peers.SERVER2.url=http://localhost:9010"),
-						"polling.peers.SERVER2.url", "http://localhost:9010", "service:jmx:rmi"),
+				arguments("peer url that is no JMX URL", List.of(CLUSTER, "polling.jmx.peers.SERVER2.url=http://localhost:9010"),
+						"polling.jmx.peers.SERVER2.url", "http://localhost:9010", "service:jmx:rmi"),
 				arguments("negative JMX idle timeout", List.of(CLUSTER, "polling.jmx.server.port=9010", "polling.jmx.server.idle-timeout=-1s"),
 						"polling.jmx.server.idle-timeout", "-1s", "set a positive duration"),
 				arguments("JMX idle timeout without port", List.of(CLUSTER, "polling.jmx.server.idle-timeout=10m"),
@@ -131,16 +131,16 @@ class PollingPropertiesValidationTests {
 
 	@Test
 	void mistakesAreFoundWhenThePropertiesAreBoundAndReportedTogether() {
-		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=5s", "polling.peer-timeout=50ms",
-				"polling.peers.SERVER2.port=0", "polling.peers.SERVER2.host=localhost").run((context) -> {
+		this.runner.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=5s", "polling.jmx.peer-timeout=50ms",
+				"polling.jmx.peers.SERVER2.port=0", "polling.jmx.peers.SERVER2.host=localhost").run((context) -> {
 					assertThat(context).hasFailed();
 					Throwable failure = context.getStartupFailure();
 					assertThat(failure).hasRootCauseInstanceOf(BindValidationException.class);
 					FailureAnalysis analysis = new PollingFailureAnalyzer(null).analyze(failure);
 					assertThat(analysis).isNotNull();
 					assertThat(analysis.getDescription()).contains("Property: polling.clusters.MAILABRUF_CLUSTER.wait-time")
-						.contains("Property: polling.peer-timeout")
-						.contains("Property: polling.peers.SERVER2.port");
+						.contains("Property: polling.jmx.peer-timeout")
+						.contains("Property: polling.jmx.peers.SERVER2.port");
 					assertThat(analysis.getAction().lines()).hasSize(3).allSatisfy((line) -> assertThat(line).startsWith("Fix: "));
 				});
 	}
@@ -157,11 +157,11 @@ class PollingPropertiesValidationTests {
 
 	@Test
 	void explainsAnUnparsableDuration() {
-		this.runner.withPropertyValues(CLUSTER, "polling.peer-timeout=two seconds").run((context) -> {
+		this.runner.withPropertyValues(CLUSTER, "polling.jmx.peer-timeout=two seconds").run((context) -> {
 			assertThat(context).hasFailed();
 			FailureAnalysis analysis = new PollingFailureAnalyzer(null).analyze(context.getStartupFailure());
 			assertThat(analysis).isNotNull();
-			assertThat(analysis.getDescription()).contains("Property: polling.peer-timeout")
+			assertThat(analysis.getDescription()).contains("Property: polling.jmx.peer-timeout")
 				.contains("Value: 'two seconds'")
 				.contains("a duration");
 			assertThat(analysis.getAction()).contains("500ms, 2s or 10m");
@@ -180,10 +180,10 @@ class PollingPropertiesValidationTests {
 
 	@Test
 	void explainsAnUnknownPolicy() {
-		this.runner.withPropertyValues(CLUSTER, "polling.unreachable-peer-policy=hope").run((context) -> {
+		this.runner.withPropertyValues(CLUSTER, "polling.jmx.unreachable-peer-policy=hope").run((context) -> {
 			FailureAnalysis analysis = new PollingFailureAnalyzer(null).analyze(context.getStartupFailure());
 			assertThat(analysis).isNotNull();
-			assertThat(analysis.getDescription()).contains("polling.unreachable-peer-policy").contains("'hope'");
+			assertThat(analysis.getDescription()).contains("polling.jmx.unreachable-peer-policy").contains("'hope'");
 			assertThat(analysis.getAction()).contains("proceed, presume-last-known");
 		});
 	}
@@ -191,8 +191,8 @@ class PollingPropertiesValidationTests {
 	@Test
 	void acceptsAValidConfiguration() {
 		this.runner
-			.withPropertyValues(CLUSTER, PEER_HOST, PEER_PORT, "polling.peers.SERVER2.username=polling",
-					"polling.peers.SERVER2.password=" + SECRET, "polling.peer-timeout=4999ms")
+			.withPropertyValues(CLUSTER, PEER_HOST, PEER_PORT, "polling.jmx.peers.SERVER2.username=polling",
+					"polling.jmx.peers.SERVER2.password=" + SECRET, "polling.jmx.peer-timeout=4999ms")
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
 

@@ -53,8 +53,8 @@ class PollingTlsAutoConfigurationTests {
 				assertThat(holderContext.getBean(PollingJmxServerLifecycle.class).server().isTls()).isTrue();
 				assertThat(holderContext.getBean(PollingManager.class).decide("MAILABRUF_CLUSTER").isGranted()).isTrue();
 				this.runner
-					.withPropertyValues("polling.instance-id=standby", "polling.peers.HOLDER.host=127.0.0.1",
-							"polling.peers.HOLDER.port=" + port, "polling.peers.HOLDER.ssl-bundle=client")
+					.withPropertyValues("polling.instance-id=standby", "polling.jmx.peers.HOLDER.host=127.0.0.1",
+							"polling.jmx.peers.HOLDER.port=" + port, "polling.jmx.peers.HOLDER.ssl-bundle=client")
 					.withPropertyValues(bundle("client", client, server))
 					.run((standbyContext) -> {
 						Decision decision = standbyContext.getBean(PollingManager.class).decide("MAILABRUF_CLUSTER");

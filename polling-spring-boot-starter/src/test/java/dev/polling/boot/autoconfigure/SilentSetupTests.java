@@ -45,14 +45,14 @@ class SilentSetupTests {
 		int port = freePort();
 		int typo = (port == 65535) ? port - 1 : port + 1;
 		assertThatException().isThrownBy(() -> run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
-				"polling.jmx.server.port=" + port, "polling.peers.SERVER1.host=localhost", "polling.peers.SERVER1.port=" + typo,
-				"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=" + port));
+				"polling.jmx.server.port=" + port, "polling.jmx.peers.SERVER1.host=localhost", "polling.jmx.peers.SERVER1.port=" + typo,
+				"polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=" + port));
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("Property: polling.peers.SERVER1.port")
+			.contains("Property: polling.jmx.peers.SERVER1.port")
 			.contains("Value: " + typo)
 			.contains("this instance's own entry (polling.instance-id = SERVER1) names port " + typo
 					+ " on a local address, but its JMX server listens on polling.jmx.server.port = " + port)
-			.contains("Fix: set polling.peers.SERVER1.port to " + port + " (the port of this instance's JMX server)");
+			.contains("Fix: set polling.jmx.peers.SERVER1.port to " + port + " (the port of this instance's JMX server)");
 	}
 
 	@Test
@@ -61,9 +61,9 @@ class SilentSetupTests {
 		int typo = (port == 65535) ? port - 1 : port + 1;
 		assertThatException().isThrownBy(() -> run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
 				"polling.jmx.server.port=" + port,
-				"polling.peers.SERVER1.url=service:jmx:rmi:///jndi/rmi://127.0.0.1:" + typo + "/jmxrmi",
-				"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=" + port));
-		assertThat(output).contains("Property: polling.peers.SERVER1.url")
+				"polling.jmx.peers.SERVER1.url=service:jmx:rmi:///jndi/rmi://127.0.0.1:" + typo + "/jmxrmi",
+				"polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=" + port));
+		assertThat(output).contains("Property: polling.jmx.peers.SERVER1.url")
 			.contains("names port " + typo + " on a local address, but its JMX server listens on polling.jmx.server.port = " + port);
 	}
 
@@ -71,8 +71,8 @@ class SilentSetupTests {
 	void anOwnPeerEntryThatMatchesStarts() throws IOException {
 		int port = freePort();
 		try (ConfigurableApplicationContext context = run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
-				"polling.jmx.server.port=" + port, "polling.peers.SERVER1.host=localhost", "polling.peers.SERVER1.port=" + port,
-				"polling.peers.SERVER2.host=localhost", "polling.peers.SERVER2.port=" + (port == 65535 ? port - 1 : port + 1))) {
+				"polling.jmx.server.port=" + port, "polling.jmx.peers.SERVER1.host=localhost", "polling.jmx.peers.SERVER1.port=" + port,
+				"polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=" + (port == 65535 ? port - 1 : port + 1))) {
 			assertThat(context.isActive()).isTrue();
 			assertThat(context.getBean(PollingManager.class).settings().instanceId()).isEqualTo("SERVER1");
 		}
@@ -138,7 +138,7 @@ class SilentSetupTests {
 				.contains("(class path resource [mistakes/unitless-wait-time.yml]")
 				.contains("read as 20000 s (5 h 33 min 20 s), more than the plausible 1 h for a wait time; "
 						+ "if 20000 ms was meant write 20000ms, else write 20000s"));
-		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.peer-timeout = 2 ")))
+		assertThat(output.getOut().lines().filter((line) -> line.contains("polling.jmx.peer-timeout = 2 ")))
 			.singleElement()
 			.satisfies((line) -> assertThat(line).contains(" INFO ").contains("has no unit: read as 2 s (2s)"));
 		assertThat(output.getOut()).doesNotContain("polling.clusters.MAILBOX.wait-time =")

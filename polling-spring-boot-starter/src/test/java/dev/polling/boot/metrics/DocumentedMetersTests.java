@@ -57,8 +57,8 @@ class DocumentedMetersTests {
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "spring.datasource.generate-unique-name=true",
 					"polling.jmx.domain=dev.polling.documentedmeterstest", "polling.instance-id=a",
-					"polling.clusters." + CLUSTER + ".wait-time=10s", "polling.peers.gone.host=127.0.0.1",
-					"polling.peers.gone.port=" + closed, "polling.jdbc.inbox.enabled=true",
+					"polling.clusters." + CLUSTER + ".wait-time=10s", "polling.jmx.peers.gone.host=127.0.0.1",
+					"polling.jmx.peers.gone.port=" + closed, "polling.jdbc.inbox.enabled=true",
 					"polling.jdbc.queue.enabled=true", "polling.jdbc.delivery.enabled=true",
 					"polling.jdbc.jobs.enabled=true")
 			.run()) {

@@ -241,10 +241,10 @@ class MixedClusterTest {
 				"--spring.main.banner-mode=off", "--tick-millis=" + TICK_MILLIS, "--polling.instance-id=ours",
 				// 4 s: the instance lets go after a pause of half the peer timeout; with 1 s, a CI machine starting the
 				// other JVM paused it for 800 ms, it let go (as designed) and isy-polling was rightly granted
-				"--polling.peer-timeout=4s", "--polling.jmx.server.port=" + this.ourPort,
+				"--polling.jmx.peer-timeout=4s", "--polling.jmx.server.port=" + this.ourPort,
 				// isy-polling's JMX contract and domain, its connection and cluster in the starter's keys
-				"--polling.jmx.contract=isy-polling", "--polling.jmx.domain=" + DOMAIN, "--polling.peers.ISY.host=127.0.0.1",
-				"--polling.peers.ISY.port=" + this.isyPort, "--polling.clusters." + CLUSTER + ".name=" + CLUSTER_NAME,
+				"--polling.jmx.contract=isy-polling", "--polling.jmx.domain=" + DOMAIN, "--polling.jmx.peers.ISY.host=127.0.0.1",
+				"--polling.jmx.peers.ISY.port=" + this.isyPort, "--polling.clusters." + CLUSTER + ".name=" + CLUSTER_NAME,
 				"--polling.clusters." + CLUSTER + ".wait-time=" + WAIT_SECONDS + "s");
 		ChildJvm child = ChildJvm.start("ours", command, Path.of("target", "mixed-ours.log"));
 		this.children.add(child);

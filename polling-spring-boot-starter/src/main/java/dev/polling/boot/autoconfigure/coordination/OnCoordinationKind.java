@@ -34,7 +34,7 @@ public abstract class OnCoordinationKind extends SpringBootCondition {
 	 * @return whether the global setting or a cluster's names it
 	 */
 	public static boolean uses(Environment environment, String kind) {
-		if (kind.equals(normalized(environment.getProperty("polling.coordination")))) {
+		if (kind.equals(normalized(environment.getProperty("polling.coordination.kind")))) {
 			return true;
 		}
 		Map<String, ClusterCoordination> clusters = Binder.get(environment)

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.coordination;
 
 import java.time.Duration;
+import dev.polling.core.CoordinationKind;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -34,12 +35,12 @@ final class PerFailoverCoordinator implements ClusterCoordinator {
 	 * @param configured the configured period, or null for each cluster's wait time
 	 * @param factory builds the coordinator for a period
 	 */
-	PerFailoverCoordinator(PollingProperties properties, PollingProperties.Coordination kind, @Nullable Duration configured,
+	PerFailoverCoordinator(PollingProperties properties, CoordinationKind kind, @Nullable Duration configured,
 			Function<Duration, ClusterCoordinator> factory) {
 		Map<Duration, ClusterCoordinator> byPeriod = new LinkedHashMap<>();
 		properties.getClusters().forEach((id, cluster) -> {
-			PollingProperties.Coordination coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
-					: properties.getCoordination();
+			CoordinationKind coordination = (cluster.getCoordination() != null) ? cluster.getCoordination()
+					: properties.getCoordination().getKind();
 			Duration period = (configured != null) ? configured : cluster.getWaitTime();
 			if (coordination == kind && period != null) {
 				this.byCluster.put(id, byPeriod.computeIfAbsent(period, factory));

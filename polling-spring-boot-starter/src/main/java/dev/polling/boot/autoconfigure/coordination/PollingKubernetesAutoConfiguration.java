@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.coordination;
 
 import java.time.Duration;
+import dev.polling.core.CoordinationKind;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -40,20 +41,20 @@ public final class PollingKubernetesAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "pollingKubernetesCoordinator")
 	PollingCoordinatorRegistration pollingKubernetesCoordinator(KubernetesClient client, PollingProperties properties) {
-		PollingProperties.Kubernetes settings = properties.getKubernetes();
-		Duration configured = settings.getLeaseDuration();
+		PollingProperties.Kubernetes settings = properties.getCoordination().getKubernetes();
+		Duration configured = properties.getCoordination().getFailoverPeriod();
 		checkDurations(properties, settings);
 		java.util.List<String> clusterIds = new java.util.ArrayList<>();
 		properties.getClusters().forEach((id, cluster) -> {
-			PollingProperties.Coordination kind = (cluster.getCoordination() != null) ? cluster.getCoordination()
-					: properties.getCoordination();
-			if (kind == PollingProperties.Coordination.KUBERNETES) {
+			CoordinationKind kind = (cluster.getCoordination() != null) ? cluster.getCoordination()
+					: properties.getCoordination().getKind();
+			if (kind == CoordinationKind.KUBERNETES) {
 				clusterIds.add(id);
 			}
 		});
 		try {
-			return new PollingCoordinatorRegistration(PollingProperties.Coordination.KUBERNETES,
-					new PerFailoverCoordinator(properties, PollingProperties.Coordination.KUBERNETES, configured, (leaseDuration) -> {
+			return new PollingCoordinatorRegistration(CoordinationKind.KUBERNETES,
+					new PerFailoverCoordinator(properties, CoordinationKind.KUBERNETES, configured, (leaseDuration) -> {
 						LeaseCoordinator.Builder builder = LeaseCoordinator.builder(client)
 							.leaseDuration(leaseDuration)
 							.leaseNamePrefix(settings.getLeaseNamePrefix())
@@ -78,11 +79,11 @@ public final class PollingKubernetesAutoConfiguration {
 						"rename one of the two clusters, see docs/kubernetes.md");
 			}
 			if (message.startsWith("namespace")) {
-				property = "polling.kubernetes.namespace";
+				property = "polling.coordination.kubernetes.namespace";
 				value = String.valueOf(settings.getNamespace());
 			}
 			else {
-				property = "polling.kubernetes.lease-name-prefix";
+				property = "polling.coordination.kubernetes.lease-name-prefix";
 				value = settings.getLeaseNamePrefix();
 			}
 			throw new InvalidPollingConfigurationException(property, value, message, "see docs/kubernetes.md");
@@ -94,28 +95,23 @@ public final class PollingKubernetesAutoConfiguration {
 	 * duration (the configured one, or else each cluster's wait time), in the properties' words.
 	 */
 	private static void checkDurations(PollingProperties properties, PollingProperties.Kubernetes settings) {
-		Duration configured = settings.getLeaseDuration();
-		if (configured != null && (configured.isNegative() || configured.isZero())) {
-			throw new InvalidPollingConfigurationException("polling.kubernetes.lease-duration", PollingPropertyErrors.display(configured),
-					"the lease duration must be positive",
-					"set it to the failover period, e.g. 15s, or leave it unset for each cluster's wait time");
-		}
+		Duration configured = properties.getCoordination().getFailoverPeriod();
 		Duration renew = settings.getRenewDeadline();
 		if (renew == null) {
 			return;
 		}
 		if (renew.isNegative() || renew.isZero()) {
-			throw new InvalidPollingConfigurationException("polling.kubernetes.renew-deadline", PollingPropertyErrors.display(renew),
+			throw new InvalidPollingConfigurationException("polling.coordination.kubernetes.renew-deadline", PollingPropertyErrors.display(renew),
 					"the renew deadline must be positive", "leave it unset for two thirds of the lease duration");
 		}
 		properties.getClusters().forEach((id, cluster) -> {
-			PollingProperties.Coordination kind = (cluster.getCoordination() != null) ? cluster.getCoordination()
-					: properties.getCoordination();
+			CoordinationKind kind = (cluster.getCoordination() != null) ? cluster.getCoordination()
+					: properties.getCoordination().getKind();
 			Duration lease = (configured != null) ? configured : cluster.getWaitTime();
-			if (kind == PollingProperties.Coordination.KUBERNETES && lease != null && renew.compareTo(lease) >= 0) {
-				String source = (configured != null) ? "polling.kubernetes.lease-duration"
+			if (kind == CoordinationKind.KUBERNETES && lease != null && renew.compareTo(lease) >= 0) {
+				String source = (configured != null) ? "polling.coordination.failover-period"
 						: "the wait time of cluster '" + id + "', its lease duration";
-				throw new InvalidPollingConfigurationException("polling.kubernetes.renew-deadline", PollingPropertyErrors.display(renew),
+				throw new InvalidPollingConfigurationException("polling.coordination.kubernetes.renew-deadline", PollingPropertyErrors.display(renew),
 						"the renew deadline is not shorter than the lease duration (" + PollingPropertyErrors.display(lease) + ", "
 								+ source + "): a holder must step down before another instance may take over",
 						"set it below " + PollingPropertyErrors.display(lease) + ", or leave it unset for two thirds of the lease duration");

@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.coordination;
 
 import java.time.Duration;
+import dev.polling.core.CoordinationKind;
 
 import net.javacrumbs.shedlock.core.LockProvider;
 
@@ -21,8 +22,8 @@ import dev.polling.shedlock.ShedLockCoordinator;
 
 /**
  * Coordination through the application's ShedLock {@link LockProvider} bean for the clusters with
- * {@code coordination: shedlock}: each cluster is a lock named {@code polling.shedlock.lock-name-prefix}
- * + cluster id, taken for the failover period ({@code polling.shedlock.failover-period}, else the
+ * {@code coordination: shedlock}: each cluster is a lock named {@code polling.coordination.shedlock.lock-name-prefix}
+ * + cluster id, taken for the failover period ({@code polling.coordination.failover-period}, else the
  * cluster's wait time) and extended at every decision (see {@link ShedLockCoordinator}). A provider
  * that cannot extend a lock stops the start with a message naming it, and so do two clusters whose
  * lock names a store could take for one (naming both ids).
@@ -37,20 +38,15 @@ public final class PollingShedLockAutoConfiguration {
 	@ConditionalOnMissingBean(name = "pollingShedLockCoordinator")
 	@ConditionalOnSingleCandidate(LockProvider.class)
 	PollingCoordinatorRegistration pollingShedLockCoordinator(LockProvider lockProvider, PollingProperties properties) {
-		PollingProperties.ShedLock settings = properties.getShedlock();
-		Duration configured = settings.getFailoverPeriod();
-		if (configured != null && (configured.isNegative() || configured.isZero())) {
-			throw new InvalidPollingConfigurationException("polling.shedlock.failover-period", PollingPropertyErrors.display(configured),
-					"the failover period must be positive",
-					"set it longer than the longest cycle plus the timer delay, e.g. 30s, or leave it unset for each cluster's wait time");
-		}
+		PollingProperties.ShedLock settings = properties.getCoordination().getShedlock();
+		Duration configured = properties.getCoordination().getFailoverPeriod();
 		String prefix = settings.getLockNamePrefix();
 		if (prefix == null || prefix.isBlank()) {
-			throw new InvalidPollingConfigurationException("polling.shedlock.lock-name-prefix", String.valueOf(prefix),
+			throw new InvalidPollingConfigurationException("polling.coordination.shedlock.lock-name-prefix", String.valueOf(prefix),
 					"the lock names would be the bare cluster ids and could clash with the application's own ShedLock tasks",
 					"keep the default 'polling-' or choose another non-blank prefix");
 		}
-		PerFailoverCoordinator coordinator = new PerFailoverCoordinator(properties, PollingProperties.Coordination.SHEDLOCK, configured,
+		PerFailoverCoordinator coordinator = new PerFailoverCoordinator(properties, CoordinationKind.SHEDLOCK, configured,
 				(failover) -> ShedLockCoordinator.builder(lockProvider).failoverPeriod(failover).lockNamePrefix(prefix).build());
 		// one probe answers for the provider: every coordinator uses the same one
 		ShedLockCoordinator probe = coordinator.coordinators().stream().map(ShedLockCoordinator.class::cast).findFirst()
@@ -60,17 +56,17 @@ public final class PollingShedLockAutoConfiguration {
 		}
 		catch (IllegalStateException ex) {
 			throw new InvalidPollingConfigurationException("polling.clusters", String.join(", ", coordinator.clusterIds()),
-					ex.getMessage(), "a lock name is polling.shedlock.lock-name-prefix followed by the cluster id (the key under "
+					ex.getMessage(), "a lock name is polling.coordination.shedlock.lock-name-prefix followed by the cluster id (the key under "
 							+ "polling.clusters): rename one of the two");
 		}
 		try {
 			probe.verifyExtendSupport();
 		}
 		catch (IllegalStateException ex) {
-			throw new InvalidPollingConfigurationException("polling.coordination", "shedlock", ex.getMessage(),
+			throw new InvalidPollingConfigurationException("polling.coordination.kind", "shedlock", ex.getMessage(),
 					"see docs/shedlock.md for the providers that can extend");
 		}
-		return new PollingCoordinatorRegistration(PollingProperties.Coordination.SHEDLOCK, coordinator);
+		return new PollingCoordinatorRegistration(CoordinationKind.SHEDLOCK, coordinator);
 	}
 
 }

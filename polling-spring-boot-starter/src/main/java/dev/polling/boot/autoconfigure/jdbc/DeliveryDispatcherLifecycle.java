@@ -8,7 +8,7 @@ import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 
 /**
  * Starts the {@link DeliveryDispatcher} with the application context and stops it (after the send
- * under way is recorded, at most {@code polling.jdbc.delivery.shutdown-wait}, on a thread of its
+ * under way is recorded, at most {@code polling.shutdown.timeout}, on a thread of its
  * own) when the context closes, after the clusters are released.
  */
 public final class DeliveryDispatcherLifecycle implements SmartLifecycle {

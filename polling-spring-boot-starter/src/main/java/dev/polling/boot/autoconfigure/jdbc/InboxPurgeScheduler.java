@@ -9,7 +9,7 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs the inbox's retention purge on every instance at a fixed delay
- * ({@code polling.jdbc.inbox.purge-interval}), first one interval after startup, on a daemon
+ * ({@code polling.jdbc.inbox.retention.purge-interval}), first one interval after startup, on a daemon
  * thread of its own. A failed purge is logged and tried again at the next interval. An interval of
  * zero disables the purge.
  */

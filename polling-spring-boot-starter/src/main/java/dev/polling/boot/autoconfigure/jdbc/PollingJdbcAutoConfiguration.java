@@ -115,11 +115,11 @@ public final class PollingJdbcAutoConfiguration {
 	@ConditionalOnMissingBean(ClusterCoordinator.class)
 	@Conditional(OnPollingJdbcCondition.Coordination.class)
 	JdbcCoordinator pollingJdbcCoordinator(DataSource dataSource, PollingJdbcProperties properties,
-			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> polling) {
-		Duration failover = properties.getCoordination().getFailoverPeriod();
+			ObjectProvider<PollingJdbcSchemaInitializer> schema, ObjectProvider<PollingProperties> pollingProperties) {
+		Duration failover = polling(pollingProperties).getCoordination().getFailoverPeriod();
 		schema.ifAvailable(PollingJdbcSchemaInitializer::isInitialized);
 		// a decision waits for the cluster's row no longer than for a peer
-		Duration lockTimeout = polling.getIfAvailable(PollingProperties::new).getPeerTimeout();
+		Duration lockTimeout = polling(pollingProperties).getJmx().getPeerTimeout();
 		return new JdbcCoordinator(dataSource, Dialect.detect(dataSource), properties.tableNames(), failover, lockTimeout);
 	}
 
@@ -141,14 +141,15 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<PollingManager> manager, ListableBeanFactory beans,
-				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
+				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status,
+				ObjectProvider<PollingProperties> pollingProperties) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			Duration failover = settings.getFailoverPeriod();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
 				.interval(settings.getDispatchInterval())
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
-				.shutdownWait(settings.getShutdownWait())
+				.shutdownWait(polling(pollingProperties).getShutdown().getTimeout())
 				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.observer(jobsObserver(beans));
 			String cluster = settings.getCluster();
@@ -210,8 +211,8 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean(name = "pollingJobsPurge")
 		RetentionPurgeScheduler pollingJobsPurge(JobScheduler scheduler, PollingJdbcProperties properties, PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
-			return new RetentionPurgeScheduler("jobs", settings.getPurgeInterval(),
-					() -> scheduler.purge(settings.getRetention()), schedulers);
+			return new RetentionPurgeScheduler("jobs", settings.getRetention().getPurgeInterval(),
+					() -> scheduler.purge(settings.getRetention().getPeriod()), schedulers);
 		}
 
 	}
@@ -238,7 +239,7 @@ public final class PollingJdbcAutoConfiguration {
 		InboxPurgeScheduler pollingInboxPurgeScheduler(Inbox inbox, PollingJdbcProperties properties,
 				PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Inbox settings = properties.getInbox();
-			return new InboxPurgeScheduler(inbox, settings.getRetention(), settings.getPurgeInterval(), schedulers);
+			return new InboxPurgeScheduler(inbox, settings.getRetention().getPeriod(), settings.getRetention().getPurgeInterval(), schedulers);
 		}
 
 		private static InboxListener composite(List<InboxListener> listeners) {
@@ -286,10 +287,10 @@ public final class PollingJdbcAutoConfiguration {
 			WorkQueue.Builder builder = WorkQueue.builder(dataSource)
 				.connections(new SpringTransactionConnectionProvider(dataSource))
 				.tables(properties.tableNames())
-				.leaseTime(settings.getLeaseTime())
+				.leaseTime(settings.getLease().getDuration())
 				.maxAttempts(settings.getMaxAttempts())
 				.backoff(backoff(settings.getBackoff()))
-				.deleteWhenDone(settings.getRetention().isZero())
+				.deleteWhenDone(settings.getRetention().getPeriod().isZero())
 				.listener(queueListener(listeners.orderedStream().toList()));
 			instanceId(environment).ifPresent(builder::instanceId);
 			return builder.build();
@@ -299,13 +300,14 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
-				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus) {
+				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus,
+				ObjectProvider<PollingProperties> pollingProperties) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
 				.status(databaseStatus.getIfAvailable(() -> new DatabaseStatus("this instance")))
-				.threads(settings.getThreads())
-				.batchSize(settings.getBatchSize())
-				.pollInterval(settings.getPollInterval());
+				.threads(settings.getWorkers().getThreads())
+				.batchSize(settings.getWorkers().getBatchSize())
+				.pollInterval(settings.getWorkers().getPollInterval());
 			subscriptions.orderedStream().forEach(builder::subscribe);
 			PlatformTransactionManager manager = transactions.getIfUnique();
 			if (manager != null) {
@@ -316,8 +318,8 @@ public final class PollingJdbcAutoConfiguration {
 			else {
 				builder.transactions(TransactionRunner.NONE);
 			}
-			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention(),
-					settings.getPurgeInterval(), settings.getShutdownWait(), schedulers);
+			return new QueueWorkersLifecycle(queue, builder.build(), settings.getRetention().getPeriod(),
+					settings.getRetention().getPurgeInterval(), polling(pollingProperties).getShutdown().getTimeout(), schedulers);
 		}
 
 		private static QueueListener queueListener(List<QueueListener> listeners) {
@@ -340,7 +342,7 @@ public final class PollingJdbcAutoConfiguration {
 			DeliveryGuard.Builder builder = DeliveryGuard.builder(dataSource)
 				.connections(new SpringTransactionConnectionProvider(dataSource))
 				.tables(properties.tableNames())
-				.leaseTime(settings.getLeaseTime())
+				.leaseTime(settings.getLease().getDuration())
 				.maxAttempts(settings.getMaxAttempts())
 				.backoff(backoff(settings.getBackoff()))
 				.listener(deliveryListener(listeners.orderedStream().toList()));
@@ -352,18 +354,20 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties,
-				ObjectProvider<DatabaseStatus> status) {
+				ObjectProvider<DatabaseStatus> status, ObjectProvider<PollingProperties> pollingProperties) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
-			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()), settings.getShutdownWait());
+			JdbcPartProperties.Workers workers = settings.getWorkers();
+			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, workers.getThreads(), workers.getBatchSize(),
+					workers.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()),
+					polling(pollingProperties).getShutdown().getTimeout());
 		}
 
 		@Bean
 		@ConditionalOnMissingBean(name = "pollingDeliveryPurge")
 		RetentionPurgeScheduler pollingDeliveryPurge(DeliveryGuard guard, PollingJdbcProperties properties, PollingTaskSchedulers schedulers) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
-			return new RetentionPurgeScheduler("delivery", settings.getPurgeInterval(),
-					() -> guard.admin().purge(settings.getRetention()), schedulers);
+			return new RetentionPurgeScheduler("delivery", settings.getRetention().getPurgeInterval(),
+					() -> guard.admin().purge(settings.getRetention().getPeriod()), schedulers);
 		}
 
 		private static DeliveryListener deliveryListener(List<DeliveryListener> listeners) {
@@ -411,7 +415,7 @@ public final class PollingJdbcAutoConfiguration {
 
 	}
 
-	static dev.polling.jdbc.Backoff backoff(PollingJdbcProperties.Backoff settings) {
+	static dev.polling.jdbc.Backoff backoff(JdbcPartProperties.Backoff settings) {
 		return settings.toBackoff();
 	}
 
@@ -438,6 +442,14 @@ public final class PollingJdbcAutoConfiguration {
 			};
 		}
 
+	}
+
+	/**
+	 * The polling properties, or their defaults when polling's core configuration is off
+	 * ({@code polling.enabled=false} leaves the database parts on).
+	 */
+	static PollingProperties polling(ObjectProvider<PollingProperties> properties) {
+		return properties.getIfAvailable(PollingProperties::new);
 	}
 
 }

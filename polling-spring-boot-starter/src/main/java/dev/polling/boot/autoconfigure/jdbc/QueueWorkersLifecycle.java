@@ -13,9 +13,9 @@ import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 /**
  * Starts the {@link QueueWorkers} of this instance with the application context and stops them
  * (letting running handlers finish, releasing prefetched messages) when it closes; also deletes
- * DONE messages older than {@code polling.jdbc.queue.retention} every
- * {@code polling.jdbc.queue.purge-interval}. Stops after the clusters are released, waiting up to
- * {@code polling.jdbc.queue.shutdown-wait} on a thread of its own.
+ * DONE messages older than {@code polling.jdbc.queue.retention.period} every
+ * {@code polling.jdbc.queue.retention.purge-interval}. Stops after the clusters are released, waiting up to
+ * {@code polling.shutdown.timeout} on a thread of its own.
  */
 public final class QueueWorkersLifecycle implements SmartLifecycle {
 

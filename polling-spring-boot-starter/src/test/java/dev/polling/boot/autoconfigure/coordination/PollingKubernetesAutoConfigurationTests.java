@@ -30,7 +30,7 @@ import dev.polling.kubernetes.LeaseCoordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code polling.coordination=kubernetes} against fabric8's mock API server in CRUD mode: the
+ * {@code polling.coordination.kind=kubernetes} against fabric8's mock API server in CRUD mode: the
  * clusters take Lease objects through the application's client, two instances agree on one holder,
  * each cluster's wait time is its lease duration unless one is configured, and bad settings or a
  * missing module stop the start naming the property. Tests that need a grant configure a lease
@@ -45,7 +45,7 @@ class PollingKubernetesAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(PollingKubernetesAutoConfiguration.class, PollingAutoConfiguration.class))
-		.withPropertyValues("polling.coordination=kubernetes", "polling.clusters.MAILBOX_1.wait-time=10s",
+		.withPropertyValues("polling.coordination.kind=kubernetes", "polling.clusters.MAILBOX_1.wait-time=10s",
 				"polling.clusters.MAILBOX_2.wait-time=20s");
 
 	@BeforeEach
@@ -73,7 +73,7 @@ class PollingKubernetesAutoConfigurationTests {
 	@Test
 	void theClustersTakeLeasesThroughTheApplicationsClientAndTwoInstancesAgreeOnOneHolder() {
 		ApplicationContextRunner instance = this.runner.withBean(KubernetesClient.class, this::newClient)
-			.withPropertyValues("polling.kubernetes.lease-duration=3s");
+			.withPropertyValues("polling.coordination.failover-period=3s");
 		instance.withPropertyValues("polling.instance-id=pod-a").run((a) -> {
 			PollingManager first = a.getBean(PollingManager.class);
 			Decision decision = firstGrant(first, "MAILBOX_1");
@@ -122,7 +122,7 @@ class PollingKubernetesAutoConfigurationTests {
 	@Test
 	void aConfiguredLeaseDurationAppliesToEveryCluster() {
 		this.runner.withBean(KubernetesClient.class, this::newClient)
-			.withPropertyValues("polling.kubernetes.lease-duration=2s", "polling.kubernetes.lease-name-prefix=orders-")
+			.withPropertyValues("polling.coordination.failover-period=2s", "polling.coordination.kubernetes.lease-name-prefix=orders-")
 			.run((context) -> {
 				PollingManager manager = context.getBean(PollingManager.class);
 				firstGrant(manager, "MAILBOX_1");
@@ -138,11 +138,11 @@ class PollingKubernetesAutoConfigurationTests {
 	@Test
 	void aRenewDeadlineNotShorterThanTheLeaseStopsTheStartNamingTheProperty() {
 		this.runner.withBean(KubernetesClient.class, this::newClient)
-			.withPropertyValues("polling.kubernetes.renew-deadline=15s")
+			.withPropertyValues("polling.coordination.kubernetes.renew-deadline=15s")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("polling.kubernetes.renew-deadline")
+					.hasMessageContaining("polling.coordination.kubernetes.renew-deadline")
 					.hasMessageContaining("'15s'")
 					.hasMessageContaining("not shorter than the lease duration (10s, the wait time of cluster 'MAILBOX_1'");
 			});
@@ -166,7 +166,7 @@ class PollingKubernetesAutoConfigurationTests {
 		this.runner.withClassLoader(new FilteredClassLoader(LeaseCoordinator.class)).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.coordination")
+				.hasMessageContaining("polling.coordination.kind")
 				.hasMessageContaining("dev.polling:polling-kubernetes");
 		});
 	}

@@ -26,7 +26,7 @@ import dev.polling.core.PollingManager;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code polling.coordination=shedlock} on ShedLock's JDBC provider over an H2 database shared by two
+ * {@code polling.coordination.kind=shedlock} on ShedLock's JDBC provider over an H2 database shared by two
  * application contexts (two instances): one holder, each cluster's wait time its lockAtMostFor
  * unless a failover period is configured, the start stopped with the property named when there is
  * no LockProvider or it cannot extend.
@@ -36,7 +36,7 @@ class PollingShedLockAutoConfigurationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(PollingShedLockAutoConfiguration.class, PollingAutoConfiguration.class))
 		.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:shedlock-starter;DB_CLOSE_DELAY=-1", "sa", ""))
-		.withPropertyValues("polling.coordination=shedlock",
+		.withPropertyValues("polling.coordination.kind=shedlock",
 				"polling.clusters.MAILBOX_1.wait-time=10s", "polling.clusters.MAILBOX_2.wait-time=20s");
 
 	@Test
@@ -69,7 +69,7 @@ class PollingShedLockAutoConfigurationTests {
 	@Test
 	void aConfiguredFailoverPeriodAppliesToEveryCluster() {
 		this.runner.withUserConfiguration(JdbcLockProviderConfiguration.class)
-			.withPropertyValues("polling.shedlock.failover-period=45s", "polling.shedlock.lock-name-prefix=orders-")
+			.withPropertyValues("polling.coordination.failover-period=45s", "polling.coordination.shedlock.lock-name-prefix=orders-")
 			.run((context) -> {
 				PollingManager manager = context.getBean(PollingManager.class);
 				assertThat(manager.decide("MAILBOX_1").isGranted()).isTrue();
@@ -85,7 +85,7 @@ class PollingShedLockAutoConfigurationTests {
 		this.runner.run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("polling.coordination")
+				.hasMessageContaining("polling.coordination.kind")
 				.hasMessageContaining("LockProvider bean");
 		});
 	}
@@ -96,7 +96,7 @@ class PollingShedLockAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("polling.coordination")
+					.hasMessageContaining("polling.coordination.kind")
 					.hasMessageContaining(WithoutExtend.class.getName())
 					.hasMessageContaining("cannot extend a lock");
 			});
@@ -120,11 +120,11 @@ class PollingShedLockAutoConfigurationTests {
 	@Test
 	void aNonPositiveFailoverPeriodStopsTheStartNamingTheProperty() {
 		this.runner.withUserConfiguration(JdbcLockProviderConfiguration.class)
-			.withPropertyValues("polling.shedlock.failover-period=0s")
+			.withPropertyValues("polling.coordination.failover-period=0s")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("polling.shedlock.failover-period")
+					.hasMessageContaining("polling.coordination.failover-period")
 					.hasMessageContaining("must be positive");
 			});
 	}

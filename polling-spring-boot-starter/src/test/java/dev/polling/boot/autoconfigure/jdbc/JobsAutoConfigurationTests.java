@@ -30,7 +30,7 @@ class JobsAutoConfigurationTests {
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=app-1",
 				"polling.clusters.JOBS.wait-time=10s", "polling.jdbc.queue.enabled=true", "polling.jdbc.jobs.enabled=true",
 				"polling.jdbc.jobs.dispatch-interval=100ms",
-				"polling.jdbc.queue.poll-interval=50ms")
+				"polling.jdbc.queue.workers.poll-interval=50ms")
 		.withBean(QueueSubscription.class, () -> QueueSubscription.of("follow-ups", (message) -> this.executed.add(message.payload())));
 
 	@Test
@@ -60,7 +60,7 @@ class JobsAutoConfigurationTests {
 					PollingAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.generate-unique-name=false", "spring.datasource.name=one-dispatcher",
 					"polling.jdbc.queue.enabled=true", "polling.jdbc.jobs.enabled=true",
-					"polling.jdbc.jobs.dispatch-interval=50ms", "polling.jdbc.queue.poll-interval=50ms");
+					"polling.jdbc.jobs.dispatch-interval=50ms", "polling.jdbc.queue.workers.poll-interval=50ms");
 		shared.withPropertyValues("polling.instance-id=app-1")
 			.withBean(QueueListener.class, () -> enqueues("app-1", enqueuedBy))
 			.run((first) -> shared.withPropertyValues("polling.instance-id=app-2")
@@ -91,7 +91,7 @@ class JobsAutoConfigurationTests {
 
 	@Test
 	void runsAScheduledJobOnTheHolderOfAJobsClusterCoordinatedThroughTheDatabaseWithEachDispatchFenced() {
-		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=JOBS", "polling.coordination=jdbc").run((context) -> {
+		this.runner.withPropertyValues("polling.jdbc.jobs.cluster=JOBS", "polling.coordination.kind=jdbc").run((context) -> {
 			assertThat(context).hasNotFailed();
 			JobScheduler jobs = context.getBean(JobScheduler.class);
 			jobs.schedule("follow-ups", "order-7", Duration.ZERO, "check order-7");
@@ -105,7 +105,7 @@ class JobsAutoConfigurationTests {
 	 */
 	@Test
 	void refusesAClusterThatWouldShareARowWithTheJobDispatcher() {
-		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.clusters[polling.jobs].wait-time=10s")
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc", "polling.clusters[polling.jobs].wait-time=10s")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
@@ -113,12 +113,12 @@ class JobsAutoConfigurationTests {
 							+ "would share one row of the coordination table")
 					.hasMessageContaining("polling.jdbc.jobs.cluster");
 			});
-		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.jdbc.jobs.cluster=JOBS",
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc", "polling.jdbc.jobs.cluster=JOBS",
 				"polling.clusters[polling.jobs.dispatch].wait-time=10s")
 			.run((context) -> assertThat(context).getFailure().rootCause()
 				.hasMessageContaining("job dispatcher's dispatch lock ('polling.jobs.dispatch')"));
 		// naming the cluster hands the dispatching to its holder: no role row, nothing shared
-		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.clusters[polling.jobs].wait-time=10s",
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc", "polling.clusters[polling.jobs].wait-time=10s",
 				"polling.jdbc.jobs.cluster=polling.jobs")
 			.run((context) -> assertThat(context).hasNotFailed());
 	}
@@ -128,7 +128,7 @@ class JobsAutoConfigurationTests {
 	 */
 	@Test
 	void dispatchedAndCancelledJobsArePurgedAfterTheirRetention() {
-		this.runner.withPropertyValues("polling.jdbc.jobs.retention=1s", "polling.jdbc.jobs.purge-interval=200ms")
+		this.runner.withPropertyValues("polling.jdbc.jobs.retention.period=1s", "polling.jdbc.jobs.retention.purge-interval=200ms")
 			.run((context) -> {
 				JobScheduler jobs = context.getBean(JobScheduler.class);
 				jobs.schedule("follow-ups", "order-1", Duration.ZERO, "check order-1");

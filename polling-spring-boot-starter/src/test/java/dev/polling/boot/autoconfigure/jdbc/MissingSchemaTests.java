@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * {@code polling.coordination: jdbc} on a PostgreSQL database without polling's tables used to
+ * {@code polling.coordination.kind: jdbc} on a PostgreSQL database without polling's tables used to
  * start with health UP and nobody polling (issue 31 item 3): a real {@code SpringApplication} on a
  * real PostgreSQL (the jdbc module's test server).
  */
@@ -74,7 +74,7 @@ class MissingSchemaTests {
 	private ConfigurableApplicationContext run() {
 		return new SpringApplicationBuilder(PostgresApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "polling.jmx.domain=dev.polling.missingschematest",
-					"polling.coordination=jdbc", "polling.clusters.MAILBOX.wait-time=10s")
+					"polling.coordination.kind=jdbc", "polling.clusters.MAILBOX.wait-time=10s")
 			.run();
 	}
 

@@ -241,9 +241,9 @@ class PollingJdbcAutoConfigurationTests {
 
 	@Test
 	void failsAtStartupOnANonPositiveRetentionNamingTheProperty() {
-		this.runner.withPropertyValues("polling.jdbc.inbox.retention=0s").run((context) -> {
+		this.runner.withPropertyValues("polling.jdbc.inbox.retention.period=0s").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.inbox.retention\n    Value: 0s\n")
+			assertThat(report(context)).contains("Property: polling.jdbc.inbox.retention.period\n    Value: 0s\n")
 				.contains("Reason: the value must be positive");
 		});
 	}
@@ -273,7 +273,7 @@ class PollingJdbcAutoConfigurationTests {
 
 	@Test
 	void purgesEntriesOlderThanTheRetentionOnSchedule() {
-		this.runner.withPropertyValues("polling.jdbc.inbox.retention=1d", "polling.jdbc.inbox.purge-interval=100ms")
+		this.runner.withPropertyValues("polling.jdbc.inbox.retention.period=1d", "polling.jdbc.inbox.retention.purge-interval=100ms")
 			.run((context) -> {
 				Inbox inbox = context.getBean(Inbox.class);
 				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);

@@ -24,7 +24,7 @@ class PollingJdbcCoordinationAutoConfigurationTests {
 
 	@Test
 	void coordinatesEveryClusterThroughTheDatabaseWhenAskedGlobally() {
-		this.runner.withPropertyValues("polling.coordination=jdbc").run((context) -> {
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc").run((context) -> {
 			assertThat(context).hasSingleBean(JdbcCoordinator.class);
 			PollingManager manager = context.getBean(PollingManager.class);
 			Decision decision = manager.decide("MAILABRUF_CLUSTER");
@@ -60,9 +60,9 @@ class PollingJdbcCoordinationAutoConfigurationTests {
 
 	@Test
 	void rejectsANonPositiveFailoverPeriodNamingTheProperty() {
-		this.runner.withPropertyValues("polling.coordination=jdbc", "polling.jdbc.coordination.failover-period=0s").run((context) -> {
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc", "polling.coordination.failover-period=0s").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("polling.jdbc.coordination.failover-period");
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("polling.coordination.failover-period");
 		});
 	}
 
@@ -85,7 +85,7 @@ class PollingJdbcCoordinationAutoConfigurationTests {
 			}
 
 		};
-		this.runner.withPropertyValues("polling.coordination=jdbc").withBean(ClusterCoordinator.class, () -> mine).run((context) -> {
+		this.runner.withPropertyValues("polling.coordination.kind=jdbc").withBean(ClusterCoordinator.class, () -> mine).run((context) -> {
 			assertThat(context).doesNotHaveBean(JdbcCoordinator.class);
 			PollingManager manager = context.getBean(PollingManager.class);
 			manager.decide("MAILABRUF_CLUSTER");

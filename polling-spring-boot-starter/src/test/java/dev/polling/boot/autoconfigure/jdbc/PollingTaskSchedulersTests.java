@@ -28,7 +28,7 @@ class PollingTaskSchedulersTests {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, TaskSchedulingAutoConfiguration.class,
 				PollingJdbcAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.jdbc.inbox.enabled=true",
-				"polling.jdbc.inbox.purge-interval=1h");
+				"polling.jdbc.inbox.retention.purge-interval=1h");
 
 	@Test
 	void buildsTimersFromBootsBuilderWithBootsAndPollingsCustomizers() {

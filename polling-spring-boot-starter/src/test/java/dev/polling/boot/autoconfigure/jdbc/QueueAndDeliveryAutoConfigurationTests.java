@@ -68,7 +68,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 				PollingJdbcEndpointAutoConfiguration.class, PollingJdbcHealthContributorAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.generate-unique-name=true", "polling.instance-id=test-instance",
 				"polling.jdbc.queue.enabled=true", "polling.jdbc.delivery.enabled=true",
-				"polling.jdbc.queue.poll-interval=50ms", "polling.jdbc.delivery.poll-interval=50ms",
+				"polling.jdbc.queue.workers.poll-interval=50ms", "polling.jdbc.delivery.workers.poll-interval=50ms",
 				"polling.jdbc.queue.backoff.initial=50ms", "polling.jdbc.delivery.backoff.initial=50ms",
 				"management.endpoints.web.exposure.include=pollingqueue,pollingdelivery");
 
@@ -109,7 +109,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 
 	@Test
 	void aRetentionOfZeroDeletesEachMessageWhenItIsDone() {
-		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.queue.retention=0").run((context) -> {
+		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.queue.retention.period=0").run((context) -> {
 			WorkQueue queue = context.getBean(WorkQueue.class);
 			assertThat(queue.deletesWhenDone()).isTrue();
 			long id = context.getBean(TransactionTemplate.class).execute((status) -> queue.enqueue("mails", null, "mail-1"));
@@ -250,7 +250,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 
 	@Test
 	void runsAsManySendingThreadsAsConfigured() {
-		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.delivery.threads=3").run((context) -> {
+		this.runner.withUserConfiguration(MailFlow.class).withPropertyValues("polling.jdbc.delivery.workers.threads=3").run((context) -> {
 			assertThat(context.getBean(DeliveryDispatcherLifecycle.class).getDispatcher().threads()).isEqualTo(3);
 			assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
 				.contains("polling-delivery-1", "polling-delivery-2", "polling-delivery-3");
@@ -308,19 +308,19 @@ class QueueAndDeliveryAutoConfigurationTests {
 
 	@Test
 	void failsAtStartupNamingAnInvalidProperty() {
-		this.runner.withPropertyValues("polling.jdbc.queue.threads=0").run((context) -> {
+		this.runner.withPropertyValues("polling.jdbc.queue.workers.threads=0").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.queue.threads\n    Value: 0\n")
+			assertThat(report(context)).contains("Property: polling.jdbc.queue.workers.threads\n    Value: 0\n")
 				.contains("Reason: the value must be between 1 and 256");
 		});
-		this.runner.withPropertyValues("polling.jdbc.delivery.threads=65").run((context) -> {
+		this.runner.withPropertyValues("polling.jdbc.delivery.workers.threads=65").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.delivery.threads\n    Value: 65\n")
+			assertThat(report(context)).contains("Property: polling.jdbc.delivery.workers.threads\n    Value: 65\n")
 				.contains("Reason: the value must be between 1 and 64");
 		});
-		this.runner.withPropertyValues("polling.jdbc.delivery.lease-time=100ms").run((context) -> {
+		this.runner.withPropertyValues("polling.jdbc.delivery.lease.duration=100ms").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.delivery.lease-time\n    Value: 100ms\n")
+			assertThat(report(context)).contains("Property: polling.jdbc.delivery.lease.duration\n    Value: 100ms\n")
 				.contains("Reason: the value must be between 1s and 1d");
 		});
 	}
@@ -332,7 +332,7 @@ class QueueAndDeliveryAutoConfigurationTests {
 	@Test
 	void deliveredMessagesArePurgedAfterTheirRetention() {
 		this.runner.withUserConfiguration(MailFlow.class)
-			.withPropertyValues("polling.jdbc.delivery.retention=1s", "polling.jdbc.delivery.purge-interval=200ms")
+			.withPropertyValues("polling.jdbc.delivery.retention.period=1s", "polling.jdbc.delivery.retention.purge-interval=200ms")
 			.run((context) -> {
 				DeliveryGuard guard = context.getBean(DeliveryGuard.class);
 				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);

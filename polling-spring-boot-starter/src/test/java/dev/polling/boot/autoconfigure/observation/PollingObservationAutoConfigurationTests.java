@@ -45,8 +45,8 @@ class PollingObservationAutoConfigurationTests {
 	void eachDecisionIsAnObservationWithItsPeerRequestsAsChildren() throws Exception {
 		int portA = freePort();
 		int portB = freePort();
-		String[] peers = { "polling.peers.a.host=127.0.0.1", "polling.peers.a.port=" + portA, "polling.peers.b.host=127.0.0.1",
-				"polling.peers.b.port=" + portB };
+		String[] peers = { "polling.jmx.peers.a.host=127.0.0.1", "polling.jmx.peers.a.port=" + portA, "polling.jmx.peers.b.host=127.0.0.1",
+				"polling.jmx.peers.b.port=" + portB };
 		this.runner.withUserConfiguration(Recording.class)
 			.withPropertyValues(peers)
 			.withPropertyValues("polling.instance-id=b", "polling.jmx.server.port=" + portB)
@@ -93,7 +93,7 @@ class PollingObservationAutoConfigurationTests {
 	void aPeerThatRefusesConnectionsIsAnEndedRequestWithItsState() throws IOException {
 		int closed = freePort();
 		this.runner.withUserConfiguration(Recording.class)
-			.withPropertyValues("polling.instance-id=a", "polling.peers.gone.host=127.0.0.1", "polling.peers.gone.port=" + closed)
+			.withPropertyValues("polling.instance-id=a", "polling.jmx.peers.gone.host=127.0.0.1", "polling.jmx.peers.gone.port=" + closed)
 			.run((context) -> {
 				context.getBean(PollingManager.class).decide(CLUSTER);
 				// asked in both rounds (a refusal is no unknown), each request ended with the refusal; a request's
