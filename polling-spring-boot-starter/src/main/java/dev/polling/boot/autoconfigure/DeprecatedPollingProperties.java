@@ -130,7 +130,7 @@ public class DeprecatedPollingProperties implements EnvironmentPostProcessor, Or
 					return;
 				}
 				boolean newKeySet = isSet(sources, renamed);
-				found.put(name.toString(), new Renamed(name.toString(), renamed.toString(), property.getValue(),
+				found.put(name.toString(), new Renamed(written(name), written(renamed), property.getValue(),
 						(property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "", !newKeySet));
 			});
 		}
@@ -157,6 +157,11 @@ public class DeprecatedPollingProperties implements EnvironmentPostProcessor, Or
 	/** The keys whose old name is a single value, not a prefix that moves with its children. */
 	private static boolean isExact(String oldKey) {
 		return !oldKey.equals("polling.peers") && !oldKey.equals("polling.discovery");
+	}
+
+	/** The key as written, map keys in their own spelling ({@code polling.jmx.peers.SERVER2.host}). */
+	private static String written(ConfigurationPropertyName name) {
+		return PollingPropertyKeys.written(name, name.getNumberOfElements() - 1);
 	}
 
 	private static boolean isSet(Iterable<ConfigurationPropertySource> sources, ConfigurationPropertyName name) {

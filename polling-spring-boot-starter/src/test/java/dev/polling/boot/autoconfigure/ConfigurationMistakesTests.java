@@ -117,7 +117,7 @@ class ConfigurationMistakesTests {
 		try (ConfigurableApplicationContext context = run(EmptyApplication.class, "spring.config.location=classpath:mistakes/typos.yml")) {
 			assertThat(context.getBean(PollingManager.class).clusterIds()).containsExactly("MAILABRUF_CLUSTER", "TIMEOUT_CLUSTER");
 		}
-		assertThat(output.getOut()).contains("Property 'polling.peer-timout' (class path resource [mistakes/typos.yml]")
+		assertThat(output.getOut()).contains("Property 'polling.jmx.peer-timout' (class path resource [mistakes/typos.yml]")
 			.contains("is ignored: it is not a polling property; did you mean 'polling.jmx.peer-timeout'?")
 			.contains("Property 'polling.clusterz.POSTFACH_CLUSTER.wait-time'")
 			.contains("did you mean 'polling.clusters.POSTFACH_CLUSTER.wait-time'?")
@@ -154,7 +154,7 @@ class ConfigurationMistakesTests {
 			.isThrownBy(() -> run(EmptyApplication.class, "spring.config.location=classpath:mistakes/short-wait-time.yml"));
 		assertThat(output).contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.clusters.MAILBOX.wait-time\n    Value: 5s\n    Origin: class path resource "
-					+ "[mistakes/short-wait-time.yml] - 7:18\n")
+					+ "[mistakes/short-wait-time.yml] - 10:18\n")
 			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
 			.contains("Property: polling.jmx.peers.SERVER2.port\n    Value: not set\n    Reason: peer 'SERVER2' has a host but no port")
 			.contains("Fix: set polling.jmx.peers.SERVER2.port to the port of the peer's JMX server");
