@@ -72,10 +72,8 @@ class ConsoleSecurityBrowserTests extends SingleAppBrowserTests {
 		ConsoleTwoInstancesBrowserTests.wait(this.browser)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Cluster " + CLUSTER + " paused"));
 		assertThat(this.app.getBean(PollingManager.class).isPaused(CLUSTER)).isTrue();
-		this.browser.findElement(By.cssSelector("details.timeline summary")).click();
-		assertThat(this.browser.findElement(By.cssSelector("details.timeline")).getText())
-			.contains("paused by 'operator' through the console");
-		this.browser.findElement(By.cssSelector("button[data-action='resume']")).click();
+		ConsoleTwoInstancesBrowserTests.timelineShows(this.browser, "article", "paused by 'operator' through the console");
+		ConsoleTwoInstancesBrowserTests.click(this.browser, By.cssSelector("button[data-action='resume']"));
 		ConsoleTwoInstancesBrowserTests.wait(this.browser)
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Cluster " + CLUSTER + " resumed"));
 		assertThat(this.app.getBean(PollingManager.class).isPaused(CLUSTER)).isFalse();

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.WindowType;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -111,13 +112,12 @@ class ConsoleTwoInstancesBrowserTests {
 		assertThat(held.findElements(By.cssSelector("[data-why-not-me]"))).isEmpty();
 		assertThat(held.findElement(By.cssSelector(".badge.holding")).getText()).isEqualTo("holding");
 		assertThat(this.browser.findElement(By.tagName("main")).getText()).doesNotContain("undefined").doesNotContain("null");
-		held.findElement(By.cssSelector("details.timeline summary")).click();
-		assertThat(held.findElement(By.cssSelector("details.timeline")).getText()).contains("this instance now holds it");
+		timelineShows(this.browser, CLUSTER_ARTICLE, "this instance now holds it");
 		Chromium.screenshot(this.browser, "holder", 1100, 1000);
 		Chromium.screenshot(this.browser, "narrow", 400, 1000);
 		// readable in a narrow window: the page never scrolls sideways (wide tables scroll inside their own box)
 		this.browser.manage().window().setSize(new org.openqa.selenium.Dimension(400, 1000));
-		held.findElement(By.cssSelector("details.timeline summary")).getText(); // still there after the resize
+		this.browser.findElement(By.cssSelector(CLUSTER_ARTICLE + " details.timeline summary")).getText(); // still there after the resize
 		Object overflow = ((org.openqa.selenium.JavascriptExecutor) this.browser)
 			.executeScript("return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
 		assertThat(((Number) overflow).intValue()).as("sideways overflow of the page at 400 px, in px").isLessThanOrEqualTo(0);
@@ -150,22 +150,17 @@ class ConsoleTwoInstancesBrowserTests {
 		this.browser.switchTo().window(standbyTab);
 		wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(CLUSTER_ARTICLE + " .holder"),
 				"this instance (" + standbyId + ")"));
-		WebElement cluster = this.browser.findElement(By.cssSelector(CLUSTER_ARTICLE));
-		cluster.findElement(By.cssSelector("details.timeline summary")).click();
-		assertThat(cluster.findElement(By.cssSelector("details.timeline")).getText()).contains("this instance took over");
+		timelineShows(this.browser, CLUSTER_ARTICLE, "this instance took over");
 		Chromium.screenshot(this.browser, "after-handover", 1100, 1000);
 
 		// the old holder's page: paused, why not me says so, the action is in its timeline with who did it
 		this.browser.switchTo().window(holderTab);
 		wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(CLUSTER_ARTICLE + " [data-why-not-me]"),
 				"paused on this instance"));
-		WebElement paused = this.browser.findElement(By.cssSelector(CLUSTER_ARTICLE));
-		paused.findElement(By.cssSelector("details.timeline summary")).click();
-		assertThat(paused.findElement(By.cssSelector("details.timeline")).getText())
-			.contains("paused by an anonymous user (no authenticated principal) through the console");
+		timelineShows(this.browser, CLUSTER_ARTICLE, "paused by an anonymous user (no authenticated principal) through the console");
 
 		// resume from the page: it competes again and stays on standby while the other holds
-		paused.findElement(By.cssSelector("button[data-action='resume']")).click();
+		click(this.browser, By.cssSelector(CLUSTER_ARTICLE + " button[data-action='resume']"));
 		wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Cluster " + CLUSTER + " resumed"));
 		assertThat(manager(this.holder).isPaused(CLUSTER)).isFalse();
 		this.browser.close();
@@ -277,10 +272,7 @@ class ConsoleTwoInstancesBrowserTests {
 		assertThat(manager(from).isPaused(LongCycle.CLUSTER)).as("a hand-over is not a pause").isFalse();
 		wait(this.browser).until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(article + " [data-why-not-me]"),
 				"handed it over"));
-		WebElement cluster = this.browser.findElement(By.cssSelector(article));
-		cluster.findElement(By.cssSelector("details.timeline summary")).click();
-		assertThat(cluster.findElement(By.cssSelector("details.timeline")).getText())
-			.contains("handed over by an anonymous user (no authenticated principal) through the console");
+		timelineShows(this.browser, article, "handed over by an anonymous user (no authenticated principal) through the console");
 		HttpResponse<String> notHeld = ConsoleApplications.post(from, "/actuator/console/clusters/" + LongCycle.CLUSTER,
 				"{\"action\":\"hand-over\"}");
 		assertThat(notHeld.statusCode()).isEqualTo(409);
@@ -306,6 +298,30 @@ class ConsoleTwoInstancesBrowserTests {
 
 	static WebDriverWait wait(WebDriver browser) {
 		return new WebDriverWait(browser, Duration.ofSeconds(20));
+	}
+
+	/**
+	 * Opens the timeline of the article and waits until it shows the text. The page redraws an
+	 * article when its state changes, so every try looks the elements up anew.
+	 */
+	static void timelineShows(WebDriver browser, String article, String text) {
+		wait(browser).ignoring(StaleElementReferenceException.class)
+			.withMessage(() -> "the timeline of " + article + " shows '" + text + "'")
+			.until((driver) -> {
+				WebElement details = driver.findElement(By.cssSelector(article + " details.timeline"));
+				if (details.getDomAttribute("open") == null) {
+					details.findElement(By.cssSelector("summary")).click();
+				}
+				return details.getText().contains(text);
+			});
+	}
+
+	/** Clicks the element, looked up anew if the page redrew it meanwhile. */
+	static void click(WebDriver browser, By by) {
+		wait(browser).ignoring(StaleElementReferenceException.class).until((driver) -> {
+			driver.findElement(by).click();
+			return true;
+		});
 	}
 
 }
