@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.polling.boot.autoconfigure.PollingManagerBuilderCustomizer;
-import dev.polling.boot.autoconfigure.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;
 

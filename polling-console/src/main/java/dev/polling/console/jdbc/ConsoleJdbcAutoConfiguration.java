@@ -10,7 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
-import dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties;
+import dev.polling.boot.autoconfigure.properties.PollingJdbcProperties;
 import dev.polling.boot.autoconfigure.jdbc.PollingJdbcSchemaInitializer;
 import dev.polling.console.ConsoleAutoConfiguration;
 import dev.polling.console.ConsoleEndpoint;

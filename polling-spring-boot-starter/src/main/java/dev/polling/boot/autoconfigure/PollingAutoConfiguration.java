@@ -40,6 +40,8 @@ import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.JmxContract;
 import dev.polling.core.jmx.PollingJmxServer;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.JmxProperties;
 
 /**
  * Auto-configuration of polling clusters: the {@link PollingManager} (the registry of all

@@ -20,6 +20,8 @@ import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.core.JmxContract;
 import dev.polling.core.jmx.JmxServerSettings;
 import dev.polling.core.jmx.PollingJmxServer;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.JmxProperties;
 
 /**
  * The JMX connector server the peers talk to, opened when the application context starts and

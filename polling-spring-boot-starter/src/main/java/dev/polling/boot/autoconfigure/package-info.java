@@ -1,5 +1,6 @@
 /**
- * Auto-configuration, properties and start-up validation of the polling starter.
+ * Auto-configuration of the polling starter: the polling manager, its JMX server and lifecycle;
+ * the properties and their validation are in {@code dev.polling.boot.autoconfigure.properties}.
  */
 @NullMarked
 package dev.polling.boot.autoconfigure;

@@ -4,6 +4,7 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.polling.boot.autoconfigure.properties.PollingFailureAnalyzer;
 
 /** The startup report a user sees for a failed test context. */
 public final class FailureReports {

@@ -37,6 +37,7 @@ import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
 
 class PollingAutoConfigurationTests {
 

@@ -29,6 +29,7 @@ import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
 
 /** The JMX connector server the starter opens when {@code polling.jmx.server.port} is set. */
 class PollingJmxServerAutoConfigurationTests {

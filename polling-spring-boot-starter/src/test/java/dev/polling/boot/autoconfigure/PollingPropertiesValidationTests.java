@@ -20,6 +20,7 @@ import org.springframework.validation.Validator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
+import dev.polling.boot.autoconfigure.properties.PollingFailureAnalyzer;
 
 /**
  * Every bad configuration fails startup when the properties are bound, with a report naming each

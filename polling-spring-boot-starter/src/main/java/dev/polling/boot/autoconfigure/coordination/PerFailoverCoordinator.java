@@ -13,7 +13,7 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.polling.boot.autoconfigure.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
 

@@ -16,8 +16,8 @@ import org.springframework.context.annotation.Conditional;
 import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.boot.autoconfigure.PollingCoordinatorRegistration;
-import dev.polling.boot.autoconfigure.PollingProperties;
-import dev.polling.boot.autoconfigure.PollingPropertyErrors;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.PollingPropertyErrors;
 import dev.polling.kubernetes.LeaseCoordinator;
 
 /**

@@ -48,7 +48,7 @@ import org.springframework.boot.thread.Threading;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import dev.polling.boot.InvalidPollingConfigurationException;
 import org.jspecify.annotations.Nullable;
-import dev.polling.boot.autoconfigure.PollingProperties;
+import dev.polling.boot.autoconfigure.properties.PollingProperties;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
@@ -57,6 +57,8 @@ import dev.polling.jdbc.jobs.JobDispatcher;
 import dev.polling.jdbc.jobs.JobScheduler;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
+import dev.polling.boot.autoconfigure.properties.PollingJdbcProperties;
+import dev.polling.boot.autoconfigure.properties.JdbcPartProperties;
 
 /**
  * Auto-configuration of polling's JDBC parts when the application has a single

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.validation.Errors;
 
-import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
-import dev.polling.boot.autoconfigure.JmxProperties.Peer;
-import dev.polling.boot.autoconfigure.JmxProperties.Server;
+import dev.polling.boot.autoconfigure.properties.PollingProperties.Cluster;
+import dev.polling.boot.autoconfigure.properties.JmxProperties.Peer;
+import dev.polling.boot.autoconfigure.properties.JmxProperties.Server;
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.DnsDiscovery;
 import dev.polling.core.jmx.JmxServerSettings;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.io.InputStream;
 import java.net.URL;
@@ -26,7 +26,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
-import dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties;
 import dev.polling.core.CoordinationKind;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PollingManager;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure.jdbc;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -101,7 +101,7 @@ public class PollingJdbcProperties implements Validator {
 	 * The table names for the configured prefix.
 	 * @return the table names
 	 */
-	TableNames tableNames() {
+	public TableNames tableNames() {
 		return new TableNames(this.tablePrefix);
 	}
 

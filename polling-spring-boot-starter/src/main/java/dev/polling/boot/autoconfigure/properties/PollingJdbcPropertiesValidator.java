@@ -1,10 +1,9 @@
-package dev.polling.boot.autoconfigure.jdbc;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.time.Duration;
 
 import org.springframework.validation.Errors;
 
-import dev.polling.boot.autoconfigure.PollingPropertyErrors;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import dev.polling.jdbc.jobs.JobDispatcher;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure.jdbc;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -127,7 +127,7 @@ public abstract class JdbcPartProperties {
 			this.max = max;
 		}
 
-		dev.polling.jdbc.Backoff toBackoff() {
+		public dev.polling.jdbc.Backoff toBackoff() {
 			return new dev.polling.jdbc.Backoff(this.initial, this.multiplier, this.max);
 		}
 

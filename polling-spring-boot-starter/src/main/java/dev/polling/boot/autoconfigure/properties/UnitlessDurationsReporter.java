@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.beans.PropertyDescriptor;
 import java.lang.reflect.Method;
@@ -66,7 +66,7 @@ final class PollingPropertyKeys {
 
 	private static final String CONSOLE_PROPERTIES = "dev.polling.console.ConsoleProperties";
 
-	private static final String JDBC_PROPERTIES = "dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties";
+	private static final String JDBC_PROPERTIES = "dev.polling.boot.autoconfigure.properties.PollingJdbcProperties";
 
 	static PollingPropertyKeys get() {
 		return INSTANCE;

@@ -1,4 +1,4 @@
-package dev.polling.boot.autoconfigure;
+package dev.polling.boot.autoconfigure.properties;
 
 import java.io.InputStream;
 import java.net.URL;
@@ -17,7 +17,6 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 
-import dev.polling.boot.autoconfigure.jdbc.PollingJdbcProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
