@@ -393,6 +393,8 @@ public final class PollingManager implements AutoCloseable {
 
 		private boolean balanceClusters;
 
+		private GrantProtocol grantProtocol = GrantProtocol.ANNOUNCE;
+
 		private @Nullable StopSource stopSource;
 
 		private @Nullable Duration stopThreshold;
@@ -448,6 +450,16 @@ public final class PollingManager implements AutoCloseable {
 		 */
 		Builder stopSource(StopSource stopSource) {
 			this.stopSource = Objects.requireNonNull(stopSource, "stopSource must not be null");
+			return this;
+		}
+
+		/**
+		 * For tests and the grant-race benchmark only: how a free cluster is acquired. Production
+		 * code cannot select the known-bad {@link GrantProtocol#CHECK_THEN_ACT}; the tests reach
+		 * this through {@code TestBuilders#checkThenAct}.
+		 */
+		Builder grantProtocol(GrantProtocol grantProtocol) {
+			this.grantProtocol = Objects.requireNonNull(grantProtocol, "grantProtocol must not be null");
 			return this;
 		}
 
