@@ -14,7 +14,7 @@ import org.springframework.boot.convert.DurationUnit;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;
 import dev.polling.core.JmxContract;

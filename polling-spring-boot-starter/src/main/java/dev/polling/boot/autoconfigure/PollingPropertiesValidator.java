@@ -18,7 +18,7 @@ import dev.polling.boot.autoconfigure.PollingProperties.Cluster;
 import dev.polling.boot.autoconfigure.PollingProperties.Peer;
 import dev.polling.boot.autoconfigure.PollingProperties.Server;
 import dev.polling.core.ClusterDefinition;
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.jmx.JmxServerSettings;
 
 /**
