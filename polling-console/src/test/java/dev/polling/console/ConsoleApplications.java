@@ -25,7 +25,7 @@ import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingCycle;
 
 /** The applications the console tests start: real web servers, real JMX connector servers, one cluster ticking each second. */
 final class ConsoleApplications {

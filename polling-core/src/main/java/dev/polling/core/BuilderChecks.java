@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.polling.core.discovery.DnsDiscovery;
+
 /** The checks a {@link PollingManager.Builder} must pass before a manager is built; each message names the value and the fix. */
 final class BuilderChecks {
 

@@ -39,6 +39,8 @@ final class LocalInstance {
 
 	private final boolean balanceClusters;
 
+	private final GrantProtocol grantProtocol;
+
 	private final Set<String> selfPeers = ConcurrentHashMap.newKeySet();
 
 	/** When this instance may hand the next cluster over for balance (monotonic nanos). */
@@ -47,7 +49,7 @@ final class LocalInstance {
 	private volatile Collection<ClusterRuntime> clusters = Set.of();
 
 	LocalInstance(PollingSettings settings, TimeSource time, PeerClient peerClient, Events events, @Nullable StopSource stopSource,
-			boolean balanceClusters) {
+			boolean balanceClusters, GrantProtocol grantProtocol) {
 		this.settings = settings;
 		this.incarnation = newIncarnation();
 		this.time = time;
@@ -55,6 +57,7 @@ final class LocalInstance {
 		this.events = events;
 		this.stopSource = stopSource;
 		this.balanceClusters = balanceClusters;
+		this.grantProtocol = grantProtocol;
 		this.nextHandover = time.nanoTime();
 	}
 
@@ -73,6 +76,11 @@ final class LocalInstance {
 
 	PollingSettings settings() {
 		return this.settings;
+	}
+
+	/** {@link GrantProtocol#ANNOUNCE} except in tests and the benchmark that compare the known-bad protocol. */
+	GrantProtocol grantProtocol() {
+		return this.grantProtocol;
 	}
 
 	long incarnation() {

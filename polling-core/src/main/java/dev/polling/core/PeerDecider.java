@@ -190,7 +190,7 @@ final class PeerDecider {
 		PeerObservation.Published published = new PeerObservation.Published(c.instance().incarnation(), cluster.waitTime().toMillis(),
 				settings.settleTime().toMillis(), settings.peerTimeout().toMillis());
 		long maxCandidateAge = settings.peerTimeout().multipliedBy(2).plus(settings.settleTime()).plusMillis(500).toMillis();
-		return new Protocol.Self(settings.instanceId(), published, settings.unreachablePeerPolicy(), settings.grantProtocol(),
+		return new Protocol.Self(settings.instanceId(), published, settings.unreachablePeerPolicy(), c.instance().grantProtocol(),
 				maxCandidateAge);
 	}
 

@@ -23,6 +23,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.core.discovery.DnsDiscovery;
+import dev.polling.core.discovery.DiscoveredPeer;
+import dev.polling.core.discovery.PeerResolver;
+
 /**
  * The peers found through one {@link DnsDiscovery}, shared by the clusters of one manager. The name
  * is resolved on a thread of its own ({@link #start()}); decisions only read the latest view, so a

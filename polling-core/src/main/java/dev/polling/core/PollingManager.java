@@ -21,6 +21,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.polling.core.discovery.DnsDiscovery;
+import dev.polling.core.discovery.DiscoveredPeer;
+import dev.polling.core.discovery.PeerResolver;
+
 
 /**
  * Decides which instance polls each cluster: the facade of the library. The decision itself is the
@@ -76,7 +80,7 @@ public final class PollingManager implements AutoCloseable {
 			PeerClient peerClient = (builder.peerClient != null) ? builder.peerClient
 					: PeerClientFactory.load().create(this.settings, builder.time, builder.peerTls);
 			this.instance = new LocalInstance(this.settings, builder.time, peerClient, new Events(builder.listener, builder.observer), stopSource,
-					builder.balanceClusters);
+					builder.balanceClusters, builder.grantProtocol);
 			this.discovery = discovery(builder, discovering, this.instance);
 			this.clusters = ClusterRuntime.assemble(builder.clusters.values(), this.peers, builder.coordinators, this.instance,
 					this.discovery, discovering);
@@ -393,6 +397,8 @@ public final class PollingManager implements AutoCloseable {
 
 		private boolean balanceClusters;
 
+		private GrantProtocol grantProtocol = GrantProtocol.ANNOUNCE;
+
 		private @Nullable StopSource stopSource;
 
 		private @Nullable Duration stopThreshold;
@@ -448,6 +454,16 @@ public final class PollingManager implements AutoCloseable {
 		 */
 		Builder stopSource(StopSource stopSource) {
 			this.stopSource = Objects.requireNonNull(stopSource, "stopSource must not be null");
+			return this;
+		}
+
+		/**
+		 * For tests and the grant-race benchmark only: how a free cluster is acquired. Production
+		 * code cannot select the known-bad {@link GrantProtocol#CHECK_THEN_ACT}; the tests reach
+		 * this through {@code TestBuilders#checkThenAct}.
+		 */
+		Builder grantProtocol(GrantProtocol grantProtocol) {
+			this.grantProtocol = Objects.requireNonNull(grantProtocol, "grantProtocol must not be null");
 			return this;
 		}
 

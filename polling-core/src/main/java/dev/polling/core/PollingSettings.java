@@ -14,14 +14,13 @@ import java.util.Objects;
  * @param peerTimeout the longest a decision waits for a peer; must be shorter than half of every
  *        cluster's wait time
  * @param unreachablePeerPolicy what to assume about a peer that timed out or failed
- * @param grantProtocol how a cluster that nobody holds is acquired
  * @param settleTime how long a candidate waits after announcing itself before it asks again
  * @param jmxDomain the JMX domain of the cluster MBeans, the same on every instance
  * @param jmxContract the ObjectName and attributes used to register this instance's MBeans and to read
  *        the peers'; {@link JmxContract#ISY_POLLING} for clusters mixed with isy-polling instances
  */
 public record PollingSettings(String instanceId, Duration peerTimeout, UnreachablePeerPolicy unreachablePeerPolicy,
-		GrantProtocol grantProtocol, Duration settleTime, String jmxDomain, JmxContract jmxContract) {
+		Duration settleTime, String jmxDomain, JmxContract jmxContract) {
 
 	/** Default peer timeout: 2 seconds. */
 	public static final Duration DEFAULT_PEER_TIMEOUT = Duration.ofSeconds(2);
@@ -45,7 +44,6 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 			throw new IllegalArgumentException("peerTimeout " + peerTimeout.toMillis() + " ms must be positive; use e.g. 2s");
 		}
 		unreachablePeerPolicy = (unreachablePeerPolicy != null) ? unreachablePeerPolicy : UnreachablePeerPolicy.PROCEED;
-		grantProtocol = (grantProtocol != null) ? grantProtocol : GrantProtocol.ANNOUNCE;
 		settleTime = (settleTime != null) ? settleTime : DEFAULT_SETTLE_TIME;
 		if (settleTime.compareTo(MIN_SETTLE_TIME) < 0 || settleTime.compareTo(Duration.ofSeconds(5)) > 0) {
 			throw new IllegalArgumentException("settleTime " + settleTime.toMillis() + " ms is out of range; use 10ms-5s (default 50ms): "
@@ -61,14 +59,14 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 
 	/** Settings with this library's own JMX contract ({@link JmxContract#NATIVE}). */
 	public PollingSettings(String instanceId, Duration peerTimeout, UnreachablePeerPolicy unreachablePeerPolicy,
-			GrantProtocol grantProtocol, Duration settleTime, String jmxDomain) {
-		this(instanceId, peerTimeout, unreachablePeerPolicy, grantProtocol, settleTime, jmxDomain, JmxContract.NATIVE);
+			Duration settleTime, String jmxDomain) {
+		this(instanceId, peerTimeout, unreachablePeerPolicy, settleTime, jmxDomain, JmxContract.NATIVE);
 	}
 
-	/** Defaults: instance id from host name and pid, 2 s peer timeout, policy PROCEED, protocol ANNOUNCE. */
+	/** Defaults: instance id from host name and pid, 2 s peer timeout, policy PROCEED, 50 ms settle time. */
 	public static PollingSettings defaults() {
 		return new PollingSettings(defaultInstanceId(), DEFAULT_PEER_TIMEOUT, UnreachablePeerPolicy.PROCEED,
-				GrantProtocol.ANNOUNCE, DEFAULT_SETTLE_TIME, DEFAULT_JMX_DOMAIN);
+				DEFAULT_SETTLE_TIME, DEFAULT_JMX_DOMAIN);
 	}
 
 	/** Host name and process id, e.g. {@code app-host-1:4711}. */
@@ -91,32 +89,28 @@ public record PollingSettings(String instanceId, Duration peerTimeout, Unreachab
 	}
 
 	public PollingSettings withInstanceId(String instanceId) {
-		return new PollingSettings(instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
+		return new PollingSettings(instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withPeerTimeout(Duration peerTimeout) {
-		return new PollingSettings(this.instanceId, peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
+		return new PollingSettings(this.instanceId, peerTimeout, this.unreachablePeerPolicy, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withUnreachablePeerPolicy(UnreachablePeerPolicy policy) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, policy, this.grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
-	}
-
-	public PollingSettings withGrantProtocol(GrantProtocol grantProtocol) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, grantProtocol, this.settleTime, this.jmxDomain, this.jmxContract);
+		return new PollingSettings(this.instanceId, this.peerTimeout, policy, this.settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withSettleTime(Duration settleTime) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, settleTime, this.jmxDomain, this.jmxContract);
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, settleTime, this.jmxDomain, this.jmxContract);
 	}
 
 	public PollingSettings withJmxContract(JmxContract jmxContract) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime,
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.settleTime,
 				this.jmxDomain, jmxContract);
 	}
 
 	public PollingSettings withJmxDomain(String jmxDomain) {
-		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.grantProtocol, this.settleTime, jmxDomain, this.jmxContract);
+		return new PollingSettings(this.instanceId, this.peerTimeout, this.unreachablePeerPolicy, this.settleTime, jmxDomain, this.jmxContract);
 	}
 
 }

@@ -18,6 +18,7 @@ import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 
 import dev.polling.core.test.ManualTime;
+import dev.polling.core.discovery.DnsDiscovery;
 
 /**
  * Instances that find each other through a DNS name, deterministic: one manual clock, a scripted

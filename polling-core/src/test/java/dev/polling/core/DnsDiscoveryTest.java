@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Timeout;
 
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.DnsCluster.Node;
+import dev.polling.core.discovery.DnsDiscovery;
+import dev.polling.core.discovery.DiscoveredPeer;
+import dev.polling.core.discovery.PeerResolver;
 
 /**
  * Peers from a DNS name, step by step on a manual clock ({@link DnsCluster}): a blip of the name

@@ -23,4 +23,15 @@ public final class TestBuilders {
 		return builder.stopThreshold(Duration.ofMinutes(10));
 	}
 
+	/**
+	 * For the simulation that must catch it and the grant-race benchmark: a free cluster is acquired
+	 * with the seed's check-then-act, which grants two instances whose decisions overlap. Applications
+	 * cannot select it ({@code GrantProtocol} and the builder's setter are package-private).
+	 * @param builder the builder
+	 * @return the builder
+	 */
+	public static PollingManager.Builder checkThenAct(PollingManager.Builder builder) {
+		return builder.grantProtocol(GrantProtocol.CHECK_THEN_ACT);
+	}
+
 }

@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.boot.metrics.PollingMetrics;
 import dev.polling.core.Decision;
 import dev.polling.core.PeerFault;

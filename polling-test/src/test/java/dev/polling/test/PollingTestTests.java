@@ -18,7 +18,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.ContextCustomizer;
 
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.core.Decision;
 import dev.polling.core.PeerState;
 import dev.polling.core.PollingManager;

@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingCycle;
 
 /**
  * The application whose start {@link StartupBenchmark} times: twenty clusters polled on one-second

@@ -11,8 +11,8 @@ import java.util.stream.Collectors;
 
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.Decision;
-import dev.polling.core.DnsDiscovery;
-import dev.polling.core.PeerResolver;
+import dev.polling.core.discovery.DnsDiscovery;
+import dev.polling.core.discovery.PeerResolver;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.jmx.JmxServerSettings;

@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-import dev.polling.core.GrantProtocol;
 import dev.polling.core.UnreachablePeerPolicy;
 
 /**
- * The harness can fail: the seed's check-then-act grant ({@link GrantProtocol#CHECK_THEN_ACT}, still
- * selectable) lets two instances whose decisions overlap both grant, and the invariant checker must
+ * The harness can fail: the seed's check-then-act grant (not selectable by applications; the tests
+ * reach it through {@link dev.polling.core.TestBuilders#checkThenAct}) lets two instances whose decisions overlap both grant, and the invariant checker must
  * catch that within the quick budget, on a network without loss (so no excusal applies).
  */
 class SimBadConfigurationTest {
@@ -21,7 +20,7 @@ class SimBadConfigurationTest {
 		for (long seed = 0; seed < SimulationTest.SEEDS && failure == null; seed++) {
 			seeds++;
 			SimConfig config = SimConfig.forSeed(seed, SimulationTest.DECISIONS)
-				.withProtocol(GrantProtocol.CHECK_THEN_ACT)
+				.withCheckThenAct(true)
 				.withPolicy(UnreachablePeerPolicy.PROCEED)
 				.withFaults(FaultMix.LIFECYCLE);
 			SimResult r = Simulation.run(config, seed);

@@ -6,7 +6,6 @@ import java.util.SplittableRandom;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.polling.core.GrantProtocol;
 import dev.polling.core.UnreachablePeerPolicy;
 
 /**
@@ -18,7 +17,8 @@ import dev.polling.core.UnreachablePeerPolicy;
  * @param instances how many instances ("a", "b", ...), all peers of each other (the peer list
  *        includes the instance itself, as a shared configuration does)
  * @param policy what an instance assumes about a peer that does not answer
- * @param protocol how a free cluster is acquired ({@link GrantProtocol#CHECK_THEN_ACT} is the known-bad one)
+ * @param checkThenAct whether a free cluster is acquired with the seed's known-bad check-then-act instead of the
+ *        announce protocol (selected through {@link dev.polling.core.TestBuilders#checkThenAct})
  * @param faults what goes wrong
  * @param decisions how many decisions (over all instances) the chaos phase runs
  * @param synchronizedStart whether all instances start ticking within the same millisecond
@@ -29,15 +29,15 @@ import dev.polling.core.UnreachablePeerPolicy;
  *        {@link #OTHER_WAIT_TIME} or {@link #WAIT_TIME} (drawn at each restart), so instances with different settings
  *        run side by side; before the liveness phase every instance runs {@link #WAIT_TIME} again (the change completed)
  */
-public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtocol protocol, FaultMix faults, int decisions,
+public record SimConfig(int instances, UnreachablePeerPolicy policy, boolean checkThenAct, FaultMix faults, int decisions,
 		boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime, boolean rolling) {
 
 	/** The other wait time of a rolling configuration change. */
 	public static final Duration OTHER_WAIT_TIME = Duration.ofSeconds(12);
 
-	public SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtocol protocol, FaultMix faults, int decisions,
+	public SimConfig(int instances, UnreachablePeerPolicy policy, boolean checkThenAct, FaultMix faults, int decisions,
 			boolean synchronizedStart, boolean liveness, @Nullable Duration maxCycleTime) {
-		this(instances, policy, protocol, faults, decisions, synchronizedStart, liveness, maxCycleTime, false);
+		this(instances, policy, checkThenAct, faults, decisions, synchronizedStart, liveness, maxCycleTime, false);
 	}
 
 	public static final Duration WAIT_TIME = Duration.ofSeconds(10);
@@ -78,46 +78,46 @@ public record SimConfig(int instances, UnreachablePeerPolicy policy, GrantProtoc
 		Duration maxCycleTime = (r.nextInt(3) == 0) ? MAX_CYCLE_TIMES.get(r.nextInt(MAX_CYCLE_TIMES.size())) : null;
 		// drawn last, so the set-up of a seed is otherwise what it was before rolling changes were simulated
 		boolean rolling = r.nextInt(4) == 0;
-		return new SimConfig(instances, policy, GrantProtocol.ANNOUNCE, faults, decisions, synchronizedStart, true, maxCycleTime, rolling);
+		return new SimConfig(instances, policy, false, faults, decisions, synchronizedStart, true, maxCycleTime, rolling);
 	}
 
 	public SimConfig withDecisions(int decisions) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
+		return new SimConfig(this.instances, this.policy, this.checkThenAct, this.faults, decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withFaults(FaultMix faults) {
-		return new SimConfig(this.instances, this.policy, this.protocol, faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
+		return new SimConfig(this.instances, this.policy, this.checkThenAct, faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withInstances(int instances) {
-		return new SimConfig(instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
+		return new SimConfig(instances, this.policy, this.checkThenAct, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
-	public SimConfig withProtocol(GrantProtocol protocol) {
-		return new SimConfig(this.instances, this.policy, protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
+	public SimConfig withCheckThenAct(boolean checkThenAct) {
+		return new SimConfig(this.instances, this.policy, checkThenAct, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withPolicy(UnreachablePeerPolicy policy) {
-		return new SimConfig(this.instances, policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
+		return new SimConfig(this.instances, policy, this.checkThenAct, this.faults, this.decisions, this.synchronizedStart, this.liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withLiveness(boolean liveness) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, liveness, this.maxCycleTime, this.rolling);
+		return new SimConfig(this.instances, this.policy, this.checkThenAct, this.faults, this.decisions, this.synchronizedStart, liveness, this.maxCycleTime, this.rolling);
 	}
 
 	public SimConfig withRolling(boolean rolling) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness,
+		return new SimConfig(this.instances, this.policy, this.checkThenAct, this.faults, this.decisions, this.synchronizedStart, this.liveness,
 				this.maxCycleTime, rolling);
 	}
 
 	public SimConfig withMaxCycleTime(@Nullable Duration maxCycleTime) {
-		return new SimConfig(this.instances, this.policy, this.protocol, this.faults, this.decisions, this.synchronizedStart, this.liveness,
+		return new SimConfig(this.instances, this.policy, this.checkThenAct, this.faults, this.decisions, this.synchronizedStart, this.liveness,
 				maxCycleTime, this.rolling);
 	}
 
 	@Override
 	public String toString() {
-		return "instances=" + this.instances + " policy=" + this.policy + " protocol=" + this.protocol + " faults=" + this.faults.name()
+		return "instances=" + this.instances + " policy=" + this.policy + " protocol=" + (this.checkThenAct ? "CHECK_THEN_ACT" : "ANNOUNCE") + " faults=" + this.faults.name()
 				+ this.faults.kinds() + " decisions=" + this.decisions + " synchronizedStart=" + this.synchronizedStart + " liveness="
 				+ this.liveness + " maxCycleTime=" + this.maxCycleTime + " rolling=" + this.rolling;
 	}

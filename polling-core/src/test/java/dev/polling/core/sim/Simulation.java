@@ -37,6 +37,7 @@ import dev.polling.core.PollingListener;
 import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.SimulationHooks;
+import dev.polling.core.TestBuilders;
 import dev.polling.core.TimeSource;
 import dev.polling.core.PollingClusterMXBean;
 
@@ -655,7 +656,7 @@ public final class Simulation {
 		node.deferred.clear();
 		node.stops = new JvmStops();
 		node.mbeans = MBeanServerFactory.newMBeanServer();
-		PollingSettings settings = new PollingSettings(node.id, SimConfig.PEER_TIMEOUT, this.config.policy(), this.config.protocol(),
+		PollingSettings settings = new PollingSettings(node.id, SimConfig.PEER_TIMEOUT, this.config.policy(),
 				SimConfig.SETTLE_TIME, "dev.polling.sim");
 		ClusterDefinition cluster = node.otherSettings ? this.otherCluster : this.cluster;
 		node.objectName = settings.jmxContract().objectName(settings.jmxDomain(), cluster);
@@ -667,6 +668,9 @@ public final class Simulation {
 			.peerClient(new SimPeerClient(node, node.generation))
 			.mbeanServer(node.mbeans)
 			.listener(new Listener(node));
+		if (this.config.checkThenAct()) {
+			TestBuilders.checkThenAct(builder);
+		}
 		node.manager = SimulationHooks.stopSource(builder, node.stops).build();
 		node.actor = new Actor(node);
 		node.lastDecision = null;

@@ -561,7 +561,7 @@ public final class StoreCycleSimulation {
 		node.cycle = null;
 		node.token = -1;
 		PollingSettings settings = new PollingSettings(node.id, PEER_TIMEOUT, PollingSettings.defaults().unreachablePeerPolicy(),
-				PollingSettings.defaults().grantProtocol(), PollingSettings.DEFAULT_SETTLE_TIME, "dev.polling.storesim");
+				PollingSettings.DEFAULT_SETTLE_TIME, "dev.polling.storesim");
 		int incarnation = node.incarnation;
 		PollingManager.Builder builder = PollingManager.builder()
 			.settings(settings)

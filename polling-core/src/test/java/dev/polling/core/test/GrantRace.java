@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.function.UnaryOperator;
 
 import dev.polling.core.Decision;
+import dev.polling.core.PollingManager;
 import dev.polling.core.PollingSettings;
 
 /**
@@ -34,7 +35,13 @@ public final class GrantRace {
 	}
 
 	public static Result run(int instances, int iterations, UnaryOperator<PollingSettings> settings) throws Exception {
-		List<Instance> cluster = Instance.cluster(instances, settings);
+		return run(instances, iterations, settings, UnaryOperator.identity());
+	}
+
+	/** A race whose managers' builders are also customised (e.g. {@code TestBuilders::checkThenAct}). */
+	public static Result run(int instances, int iterations, UnaryOperator<PollingSettings> settings,
+			UnaryOperator<PollingManager.Builder> builder) throws Exception {
+		List<Instance> cluster = Instance.cluster(instances, settings, builder);
 		ExecutorService pool = Executors.newFixedThreadPool(instances);
 		try {
 			int doubles = 0;

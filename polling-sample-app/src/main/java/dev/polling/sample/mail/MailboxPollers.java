@@ -3,7 +3,7 @@ package dev.polling.sample.mail;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingCycle;
 
 /**
  * One timer per mailbox, each gated by its own polling cluster (seed 001 §4.1.1: one cluster per

@@ -26,8 +26,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code management.endpoint.pollingdelivery.show-values} allows them; over HTTP,
  * {@link PollingDeliveryEndpointWebExtension} answers an unknown message id with 404.
  */
-@Endpoint(id = "pollingdelivery", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = PollingDeliveryEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class PollingDeliveryEndpoint {
+
+	/** The endpoint id, also the name of the delivery guard's health contributor. */
+	public static final String ID = "pollingdelivery";
 
 	private static final int LIMIT = 100;
 

@@ -20,7 +20,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import dev.polling.core.ClusterStatus;
 import dev.polling.core.Decision;
-import dev.polling.core.DiscoveredPeer;
+import dev.polling.core.discovery.DiscoveredPeer;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PeerObservation;
 import dev.polling.core.PollingManager;

@@ -27,8 +27,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * sanitizer and are masked unless {@code management.endpoint.pollingqueue.show-values} allows them;
  * over HTTP, {@link PollingQueueEndpointWebExtension} answers an unknown message id with 404.
  */
-@Endpoint(id = "pollingqueue", defaultAccess = Access.READ_ONLY)
+@Endpoint(id = PollingQueueEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class PollingQueueEndpoint {
+
+	/** The endpoint id, also the name of the work queue's health contributor. */
+	public static final String ID = "pollingqueue";
 
 	private static final int LIMIT = 100;
 

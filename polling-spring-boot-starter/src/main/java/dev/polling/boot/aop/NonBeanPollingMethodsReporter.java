@@ -25,6 +25,9 @@ import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.util.ClassUtils;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
+
 /**
  * At startup, finds the methods annotated with {@link PollingCycle} or {@link PollingAction} in the
  * application's packages ({@link AutoConfigurationPackages}) whose class is not the type of any

@@ -20,6 +20,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.core.env.Environment;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.boot.InvalidPollingConfigurationException;
 import dev.polling.core.PollingManager;
 

@@ -1,5 +1,8 @@
 package dev.polling.boot.aop;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
+
 /**
  * A {@link PollingCycle} or {@link PollingAction} cannot work: it names an unknown cluster, no
  * clusters are configured, or the method cannot be gated. Thrown at startup.

@@ -11,6 +11,9 @@ import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ReflectionUtils;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
+
 /**
  * One {@link PollingCycle} or {@link PollingAction} found on a bean: where it is and which cluster
  * it names.

@@ -17,6 +17,8 @@ import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.core.Decision;
 import dev.polling.core.PollingManager;
 

@@ -10,6 +10,9 @@ import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
+
 /**
  * With {@code polling.enabled=false}: finds the methods that carry {@link PollingCycle} or
  * {@link PollingAction} and logs once, at startup, that they run unguarded on every instance, so

@@ -1,5 +1,6 @@
 /**
- * Annotations that gate scheduled methods and record polling activity, applied by a Spring AOP advisor (no AspectJ weaver).
+ * The Spring AOP advisor (no AspectJ weaver) that applies the annotations of
+ * {@code dev.polling.boot.annotation} to beans, and the startup checks and reports about their use.
  */
 @NullMarked
 package dev.polling.boot.aop;

@@ -32,7 +32,7 @@ import dev.polling.boot.aop.NonBeanPollingMethodsReporter;
 import dev.polling.boot.aop.PollingAnnotationBeanPostProcessor;
 import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.ClusterDefinition;
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.DecisionObserver;
 import dev.polling.core.PollingListener;

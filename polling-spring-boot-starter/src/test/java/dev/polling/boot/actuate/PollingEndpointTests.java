@@ -25,7 +25,7 @@ import dev.polling.boot.actuate.PollingEndpoint.HolderDescriptor;
 import dev.polling.boot.actuate.PollingEndpointWebExtension.UnknownSelectorDescriptor;
 import dev.polling.boot.actuate.PollingEndpoint.PollingDescriptor;
 import dev.polling.core.ClusterDefinition;
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.PeerClient;
 import dev.polling.core.PeerDefinition;
 import dev.polling.core.PeerFault;

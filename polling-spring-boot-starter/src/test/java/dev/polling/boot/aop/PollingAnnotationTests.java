@@ -15,6 +15,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.core.PollingManager;
 

@@ -15,8 +15,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
-import dev.polling.boot.aop.PollingAction;
-import dev.polling.boot.aop.PollingCycle;
+import dev.polling.boot.annotation.PollingAction;
+import dev.polling.boot.annotation.PollingCycle;
 import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -92,7 +92,7 @@ class PollingFailureReportTests {
 
 	static class Poller {
 
-		@dev.polling.boot.aop.PollingCycle("POSTFACH1_CLUSTER")
+		@dev.polling.boot.annotation.PollingCycle("POSTFACH1_CLUSTER")
 		void poll() {
 		}
 

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationUnit;
 
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.JmxContract;
 import dev.polling.core.PollingSettings;
 import dev.polling.core.UnreachablePeerPolicy;

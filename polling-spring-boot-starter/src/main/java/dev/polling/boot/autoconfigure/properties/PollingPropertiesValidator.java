@@ -18,7 +18,7 @@ import dev.polling.boot.autoconfigure.properties.PollingProperties.Cluster;
 import dev.polling.boot.autoconfigure.properties.JmxProperties.Peer;
 import dev.polling.boot.autoconfigure.properties.JmxProperties.Server;
 import dev.polling.core.ClusterDefinition;
-import dev.polling.core.DnsDiscovery;
+import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.jmx.JmxServerSettings;
 
 /**

@@ -42,7 +42,12 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthContributors;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -294,6 +299,31 @@ class QueueAndDeliveryAutoConfigurationTests {
 					.extractingByKey("resumed", InstanceOfAssertFactories.MAP)
 					.containsKey(DatabaseStatus.QUEUE_WORKERS);
 			});
+	}
+
+	@Test
+	void eachPartsHealthContributorIsNamedAsItsEndpointAndSwitchedOffUnderThatName() {
+		ApplicationContextRunner withRegistry = this.runner
+			.withConfiguration(AutoConfigurations.of(HealthContributorRegistryAutoConfiguration.class));
+		withRegistry.run((context) -> {
+			HealthContributorRegistry registry = context.getBean(HealthContributorRegistry.class);
+			assertThat(registry.getContributor(endpointId(PollingQueueEndpoint.class))).isInstanceOf(PollingQueueHealthIndicator.class);
+			assertThat(registry.getContributor(endpointId(PollingDeliveryEndpoint.class)))
+				.isInstanceOf(PollingDeliveryHealthIndicator.class);
+			assertThat(registry.getContributor("pollingdatabase")).isInstanceOf(PollingDatabaseHealthIndicator.class);
+			assertThat(registry.stream().map(HealthContributors.Entry::name))
+				.containsExactlyInAnyOrder("pollingqueue", "pollingdelivery", "pollingdatabase");
+		});
+		withRegistry.withPropertyValues("management.health.pollingqueue.enabled=false", "management.health.pollingdelivery.enabled=false",
+				"management.health.pollingdatabase.enabled=false")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(PollingQueueEndpoint.class).hasSingleBean(PollingDeliveryEndpoint.class);
+				assertThat(context.getBean(HealthContributorRegistry.class).stream()).isEmpty();
+			});
+	}
+
+	private static String endpointId(Class<?> endpoint) {
+		return MergedAnnotations.from(endpoint).get(Endpoint.class).getString("id");
 	}
 
 	@Test

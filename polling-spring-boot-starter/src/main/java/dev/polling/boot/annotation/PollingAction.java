@@ -1,4 +1,4 @@
-package dev.polling.boot.aop;
+package dev.polling.boot.annotation;
 
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
@@ -6,6 +6,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.core.annotation.AliasFor;
 
 /**
@@ -25,6 +26,7 @@ import org.springframework.core.annotation.AliasFor;
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(AdvisedMethodsProcessor.class)
 public @interface PollingAction {
 
 	/** The cluster id, as configured under {@code polling.clusters}; alias for {@link #cluster()}. */

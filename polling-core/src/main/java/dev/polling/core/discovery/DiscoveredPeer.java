@@ -1,4 +1,4 @@
-package dev.polling.core;
+package dev.polling.core.discovery;
 
 import java.time.Instant;
 

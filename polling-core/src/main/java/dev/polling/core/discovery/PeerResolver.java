@@ -1,4 +1,4 @@
-package dev.polling.core;
+package dev.polling.core.discovery;
 
 import java.io.IOException;
 import java.net.InetAddress;
