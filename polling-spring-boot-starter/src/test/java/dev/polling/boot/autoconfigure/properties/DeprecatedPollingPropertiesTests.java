@@ -25,6 +25,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.polling.core.CoordinationKind;
 import dev.polling.core.PeerDefinition;
@@ -124,6 +125,20 @@ class DeprecatedPollingPropertiesTests {
 		PollingProperties polling = Binder.get(environment).bindOrCreate("polling", PollingProperties.class);
 		assertThat(polling.getShutdown().getTimeout()).isEqualTo(PollingProperties.DEFAULT_SHUTDOWN_TIMEOUT);
 		assertThat(polling.getCoordination().getKind()).isEqualTo(CoordinationKind.JMX);
+	}
+
+	@Test
+	void anOldKeyFromAnEnvironmentVariableIsReadToo() {
+		StandardEnvironment environment = new StandardEnvironment();
+		environment.getPropertySources().replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+				Map.of("POLLING_PEERTIMEOUT", "3s", "POLLING_PEERS_SERVER2_HOST", "server2", "POLLING_JDBC_QUEUE_LEASETIME", "40s")));
+		new DeprecatedPollingProperties(new DeferredLogs()).postProcessEnvironment(environment, new SpringApplication());
+		PollingProperties polling = Binder.get(environment).bind("polling", PollingProperties.class).get();
+		assertThat(polling.getJmx().getPeerTimeout()).isEqualTo(Duration.ofSeconds(3));
+		assertThat(polling.getJmx().getPeers().get("server2").getHost()).isEqualTo("server2");
+		assertThat(Binder.get(environment).bind("polling.jdbc", PollingJdbcProperties.class).get().getQueue().getLease().getDuration())
+			.isEqualTo(Duration.ofSeconds(40));
 	}
 
 	@Test
