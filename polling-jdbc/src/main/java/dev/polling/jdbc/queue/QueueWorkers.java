@@ -2,6 +2,7 @@ package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.TransactionRunner;
+import dev.polling.jdbc.internal.WorkerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,9 +12,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +73,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private final DatabaseStatus status;
 
+	private final WorkerThreads threadSource;
+
 	/** Runs the handlers and writes the outcomes. */
 	private final QueueHandling handling;
 
@@ -116,6 +119,7 @@ public final class QueueWorkers implements AutoCloseable {
 		this.batchCompletions = builder.batchCompletions;
 		this.status = (builder.status != null) ? builder.status
 				: new DatabaseStatus("the queue workers of " + this.queue.owner());
+		this.threadSource = WorkerThreads.of(builder.threadFactory);
 		this.handling = new QueueHandling(this.queue, this.handlers, this.withoutTransaction, this.transactions,
 				this.batchCompletions, this.status, this.held, this.completions);
 	}
@@ -138,26 +142,13 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 		this.running = true;
 		for (int i = 1; i <= this.threads; i++) {
-			Thread worker = new Thread(this::work, "polling-queue-worker-" + i);
-			worker.setDaemon(true);
-			this.workerThreads.add(worker);
-			worker.start();
+			this.workerThreads.add(this.threadSource.start("polling-queue-worker-" + i, this::work));
 		}
 		if (this.batchCompletions) {
-			Thread complete = new Thread(this::completeInBatches, "polling-queue-completer");
-			complete.setDaemon(true);
-			this.completer = complete;
-			complete.start();
+			this.completer = this.threadSource.start("polling-queue-completer", this::completeInBatches);
 		}
-		Thread fetch = new Thread(this::fetch, "polling-queue-fetcher");
-		fetch.setDaemon(true);
-		this.fetcher = fetch;
-		fetch.start();
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "polling-queue-leases");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.fetcher = this.threadSource.start("polling-queue-fetcher", this::fetch);
+		ScheduledExecutorService executor = this.threadSource.timer("polling-queue-leases");
 		long millis = Math.max(1, this.renewInterval.toMillis());
 		executor.scheduleWithFixedDelay(this::maintain, millis, millis, TimeUnit.MILLISECONDS);
 		this.maintenance = executor;
@@ -480,6 +471,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private @Nullable DatabaseStatus status;
 
+		private ThreadFactory threadFactory = WorkerThreads.platform();
+
 		private Builder(WorkQueue queue) {
 			this.queue = queue;
 		}
@@ -612,6 +605,19 @@ public final class QueueWorkers implements AutoCloseable {
 		 */
 		public Builder status(DatabaseStatus status) {
 			this.status = Objects.requireNonNull(status, "status must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets where the threads come from (default: daemon platform threads), e.g. a factory of
+		 * virtual threads on Java 21 or one that propagates a context into the handlers. The workers
+		 * name each thread after its part ({@code polling-queue-worker-1}, {@code polling-queue-fetcher},
+		 * {@code polling-queue-completer}, {@code polling-queue-leases}) whatever the factory named it.
+		 * @param threadFactory the factory
+		 * @return this builder
+		 */
+		public Builder threadFactory(ThreadFactory threadFactory) {
+			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
 			return this;
 		}
 
