@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
@@ -99,6 +100,16 @@ public final class PollingJdbcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnPollingJdbcCondition.AnyUse.class)
+	PollingWorkerThreads pollingWorkerThreads(Environment environment,
+			ObjectProvider<SimpleAsyncTaskExecutorBuilder> builder) {
+		// Boot's builder carries its customizers and task decorator; never the shared applicationTaskExecutor
+		return new PollingWorkerThreads(Threading.VIRTUAL.isActive(environment),
+				builder.getIfAvailable(SimpleAsyncTaskExecutorBuilder::new));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	DatabaseStatus pollingDatabaseStatus(Environment environment) {
 		// shared by the queue workers, the delivery dispatcher and the job dispatcher: an outage is logged once
 		return new DatabaseStatus(instanceId(environment).orElse("this instance"));
@@ -141,7 +152,8 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<PollingManager> manager, ListableBeanFactory beans,
-				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status) {
+				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status,
+				PollingWorkerThreads threads) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			Duration failover = settings.getFailoverPeriod();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
@@ -149,6 +161,7 @@ public final class PollingJdbcAutoConfiguration {
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
 				.shutdownWait(settings.getShutdownWait())
+				.threadFactory(threads.threadFactory("polling-job-dispatcher"))
 				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.observer(jobsObserver(beans));
 			String cluster = settings.getCluster();
@@ -299,9 +312,11 @@ public final class PollingJdbcAutoConfiguration {
 		@ConditionalOnMissingBean
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
-				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus) {
+				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus,
+				PollingWorkerThreads threads) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
+				.threadFactory(threads.threadFactory("polling-queue"))
 				.status(databaseStatus.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.threads(settings.getThreads())
 				.batchSize(settings.getBatchSize())
@@ -352,10 +367,16 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties,
-				ObjectProvider<DatabaseStatus> status) {
+				ObjectProvider<DatabaseStatus> status, PollingWorkerThreads threads) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
-			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, settings.getThreads(), settings.getBatchSize(),
-					settings.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()), settings.getShutdownWait());
+			DeliveryDispatcher dispatcher = DeliveryDispatcher.builder(guard)
+				.threads(settings.getThreads())
+				.batchSize(settings.getBatchSize())
+				.intervals(settings.getPollInterval(), settings.getRecoverInterval())
+				.status(status.getIfAvailable())
+				.threadFactory(threads.threadFactory("polling-delivery"))
+				.build();
+			return new DeliveryDispatcherLifecycle(dispatcher, settings.getShutdownWait());
 		}
 
 		@Bean
