@@ -27,6 +27,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.TaskDecorator;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -126,9 +127,7 @@ class PollingWorkerThreadsTests {
 			}))
 			.run((context) -> {
 				holder[0] = context;
-				TransactionTemplate transaction = new TransactionTemplate(
-						context.getBean(org.springframework.transaction.PlatformTransactionManager.class));
-				transaction.executeWithoutResult((status) -> context.getBean(WorkQueue.class).enqueue("slow", null, "x"));
+				enqueue(context, "slow", "x");
 				assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
 				QueueWorkersLifecycle lifecycle = context.getBean(QueueWorkersLifecycle.class);
 				Thread closer = new Thread(() -> {
@@ -149,29 +148,19 @@ class PollingWorkerThreadsTests {
 	}
 
 	private static void enqueue(ConfigurableApplicationContext context, String payload) {
-		TransactionTemplate transaction = new TransactionTemplate(
-				context.getBean(org.springframework.transaction.PlatformTransactionManager.class));
-		transaction.executeWithoutResult((status) -> context.getBean(WorkQueue.class).enqueue("work", null, payload));
+		enqueue(context, "work", payload);
 	}
 
-	/** Thread.isVirtual() where the JDK has it (21+; the code is compiled for 17). */
-	private static boolean isVirtual(Thread thread) {
-		try {
-			return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
-		}
-		catch (NoSuchMethodException ex) {
-			return false;
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException(ex);
-		}
+	private static void enqueue(ConfigurableApplicationContext context, String queue, String payload) {
+		TransactionTemplate transaction = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+		transaction.executeWithoutResult((status) -> context.getBean(WorkQueue.class).enqueue(queue, null, payload));
 	}
 
 	record SeenThread(String name, boolean virtual, boolean daemon, @Nullable String context) {
 
 		static SeenThread current() {
 			Thread thread = Thread.currentThread();
-			return new SeenThread(thread.getName(), isVirtual(thread), thread.isDaemon(), Recording.CONTEXT.get());
+			return new SeenThread(thread.getName(), PollingTaskSchedulersTests.isVirtual(thread), thread.isDaemon(), Recording.CONTEXT.get());
 		}
 
 	}
