@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.queue.ClaimProbe;
 import dev.polling.jdbc.queue.NewMessage;
 import dev.polling.jdbc.queue.QueueMessage;
 import dev.polling.jdbc.queue.WorkQueue;
@@ -88,7 +89,7 @@ public final class ClaimCostBenchmark {
 		queue.enqueueAll(queueName, batch);
 		int heads = 0;
 		while (heads < keys) {
-			heads += queue.claim(queueName, Math.min(1000, keys - heads)).size();
+			heads += ClaimProbe.claim(queue, queueName, Math.min(1000, keys - heads)).size();
 		}
 		batch.clear();
 		for (int i = 0; i < blocked; i++) {
@@ -112,7 +113,7 @@ public final class ClaimCostBenchmark {
 		int claimed = 0;
 		for (int i = 0; i < nanos.length; i++) {
 			long start = System.nanoTime();
-			List<QueueMessage> messages = queue.claim(queueName, CLAIM);
+			List<QueueMessage> messages = ClaimProbe.claim(queue, queueName, CLAIM);
 			nanos[i] = System.nanoTime() - start;
 			claimed += messages.size();
 		}

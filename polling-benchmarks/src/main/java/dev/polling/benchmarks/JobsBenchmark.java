@@ -8,10 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -21,16 +17,17 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.jobs.JobDispatcher;
 import dev.polling.jdbc.jobs.JobScheduler;
-import dev.polling.jdbc.queue.QueueMessage;
+import dev.polling.jdbc.queue.QueueWorkers;
 import dev.polling.jdbc.queue.WorkQueue;
 
 /**
  * Scheduled jobs under load on embedded PostgreSQL ({@code fsync} and {@code synchronous_commit} on,
  * printed as read back): {@code jobs} jobs due evenly over
- * {@code seconds}, three instances (a connection pool each) with workers claiming from the work
- * queue, one of them dispatching due jobs every 100 ms (the holder of the jobs cluster). The start
- * delay of a job is the time from its due time to the moment a worker starts it; the harness prints
+ * {@code seconds}, three instances (a connection pool each) running {@link QueueWorkers} (two
+ * threads, batches of 20, batched completions), one of them running the {@link JobDispatcher} every
+ * 100 ms. The start delay of a job is the time from its due time to the moment its handler starts; the harness prints
  * its median, p99 and maximum, and the dispatcher's due backlog.
  *
  * <p>Run: {@code polling-benchmarks/run.sh JobsBenchmark [jobs] [seconds]}
@@ -75,50 +72,38 @@ public final class JobsBenchmark {
 				seconds, lead);
 		ConcurrentLinkedQueue<Long> delays = new ConcurrentLinkedQueue<>();
 		AtomicInteger started = new AtomicInteger();
-		AtomicBoolean stop = new AtomicBoolean();
-		ExecutorService threads = Executors.newFixedThreadPool(7);
 		List<Long> backlog = new ArrayList<>();
-		// the dispatcher: instance 0, the holder of the jobs cluster
-		threads.submit(() -> {
-			JobScheduler scheduler = JobScheduler.create(pools.get(0));
-			WorkQueue queue = WorkQueue.builder(pools.get(0)).instanceId("instance-0").build();
-			while (!stop.get()) {
-				scheduler.dispatchDue(queue, 5_000);
-				sleep(100);
-			}
-			return null;
-		});
-		// workers: two per instance
+		// the dispatcher: instance 0, the holder of the jobs role
+		JobDispatcher dispatcher = JobDispatcher.builder(JobScheduler.create(pools.get(0)),
+				WorkQueue.builder(pools.get(0)).instanceId("instance-0").build())
+			.interval(Duration.ofMillis(100))
+			.batchSize(5_000)
+			.build();
+		// workers: two per instance, claiming batches of 20 and completing them in batches
+		List<QueueWorkers> workers = new ArrayList<>();
 		for (int instance = 0; instance < 3; instance++) {
 			WorkQueue queue = WorkQueue.builder(pools.get(instance)).instanceId("instance-" + instance).build();
-			for (int w = 0; w < 2; w++) {
-				threads.submit(() -> {
-					while (!stop.get()) {
-						List<QueueMessage> claimed = queue.claim(QUEUE, 20);
-						for (QueueMessage message : claimed) {
-							delays.add(System.currentTimeMillis() - Long.parseLong(message.payload()));
-							started.incrementAndGet();
-						}
-						if (!claimed.isEmpty()) {
-							queue.completeAll(claimed);
-						}
-						else {
-							sleep(20);
-						}
-					}
-					return null;
-				});
-			}
+			workers.add(QueueWorkers.builder(queue)
+				.threads(2)
+				.batchSize(20)
+				.batchCompletions(true)
+				.pollInterval(Duration.ofMillis(20))
+				.subscribe(QUEUE, (message) -> {
+					delays.add(System.currentTimeMillis() - Long.parseLong(message.payload()));
+					started.incrementAndGet();
+				})
+				.build());
 		}
+		workers.forEach(QueueWorkers::start);
+		dispatcher.start();
 		JobScheduler observer = JobScheduler.create(pools.get(1));
 		long deadline = System.nanoTime() + Duration.ofSeconds(seconds + lead / 1000 + 60).toNanos();
 		while (started.get() < jobs && System.nanoTime() < deadline) {
 			Thread.sleep(1000);
 			backlog.add(observer.stats().dueBacklog());
 		}
-		stop.set(true);
-		threads.shutdown();
-		threads.awaitTermination(30, TimeUnit.SECONDS);
+		dispatcher.stop();
+		workers.forEach((instance) -> instance.stop(Duration.ofSeconds(30)));
 		long[] sorted = delays.stream().mapToLong(Long::longValue).sorted().toArray();
 		System.out.printf(Locale.ROOT, "started %d of %d jobs; start delay after due time: median %d ms, p99 %d ms, max %d ms; "
 				+ "due backlog sampled each second: max %d%n", sorted.length, jobs, sorted[sorted.length / 2],
@@ -138,21 +123,12 @@ public final class JobsBenchmark {
 		}
 	}
 
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
 	private static HikariDataSource pool(String url) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(url);
 		config.setUsername("postgres");
 		config.setPassword("postgres");
-		config.setMaximumPoolSize(4);
+		config.setMaximumPoolSize(8);
 		return new HikariDataSource(config);
 	}
 

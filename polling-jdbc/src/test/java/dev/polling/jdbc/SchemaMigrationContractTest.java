@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import dev.polling.jdbc.inbox.Inbox;
 import dev.polling.jdbc.inbox.Receipt;
+import dev.polling.jdbc.jobs.JobProtocol;
 import dev.polling.jdbc.jobs.JobScheduler;
 import dev.polling.jdbc.queue.QueueMessage;
+import dev.polling.jdbc.queue.QueueProtocol;
 import dev.polling.jdbc.queue.WorkQueue;
 import dev.polling.jdbc.test.DatabaseTest;
 import dev.polling.jdbc.test.LockWaits;
@@ -102,16 +104,16 @@ abstract class SchemaMigrationContractTest extends DatabaseTest {
 
 		DataSource dataSource = database.newDataSource();
 		WorkQueue queue = WorkQueue.builder(dataSource).build();
-		List<QueueMessage> claimed = queue.claim("orders", 10);
+		List<QueueMessage> claimed = QueueProtocol.claim(queue, "orders", 10);
 		assertThat(claimed).extracting(QueueMessage::id).containsExactlyInAnyOrder(k1First, unkeyed);
 		QueueMessage head = claimed.stream().filter((message) -> message.id() == k1First).findFirst().orElseThrow();
-		assertThat(queue.complete(head)).isEqualTo(FencedWrite.APPLIED);
-		assertThat(queue.claim("orders", 10)).extracting(QueueMessage::id).containsExactly(k1Second);
+		assertThat(QueueProtocol.complete(queue, head)).isEqualTo(FencedWrite.APPLIED);
+		assertThat(QueueProtocol.claim(queue, "orders", 10)).extracting(QueueMessage::id).containsExactly(k1Second);
 
 		JobScheduler jobs = JobScheduler.create(dataSource);
 		assertThat(jobs.scheduleOnce("follow-ups", "dispatched", Duration.ofHours(1), "again"))
 			.as("scheduleOnce of an id whose job 0.1.0 dispatched").isPresent();
-		assertThat(jobs.dispatchDue(queue, 10).dispatched()).isEqualTo(1);
+		assertThat(JobProtocol.dispatchDue(jobs, queue, 10).dispatched()).isEqualTo(1);
 		assertThat(Inbox.builder(dataSource).build().receive("mail", "m1")).isEqualTo(Receipt.DUPLICATE);
 	}
 
@@ -129,8 +131,8 @@ abstract class SchemaMigrationContractTest extends DatabaseTest {
 		for (int i = 0; i < 3; i++) {
 			queue.enqueue("orders", "k1", "p" + i);
 		}
-		QueueMessage head = queue.claim("orders", 10).get(0);
-		assertThat(queue.complete(head)).isEqualTo(FencedWrite.APPLIED);
+		QueueMessage head = QueueProtocol.claim(queue, "orders", 10).get(0);
+		assertThat(QueueProtocol.complete(queue, head)).isEqualTo(FencedWrite.APPLIED);
 		String states = "SELECT COUNT(*) FROM polling_queue WHERE state = ";
 		database.execute("DELETE FROM polling_schema_version WHERE version >= 2");
 

@@ -62,21 +62,15 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 
 	private final int lockTimeoutSeconds;
 
-	private final String ensureSql;
 
-	private final String existsSql;
 
-	private final String lockSql;
 
-	private final String readSql;
 
-	private final @Nullable String renewSql;
 
-	private final String updateSql;
 
-	private final String releaseSql;
 
-	private final String holderSql;
+
+	private final CoordinationSql sql;
 
 	private final Set<String> ensured = ConcurrentHashMap.newKeySet();
 
@@ -158,41 +152,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 		this.lockTimeoutSeconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, (lockTimeout.toMillis() + 999) / 1000));
 		this.time = new DatabaseTime(dialect);
-		String table = tables.coordination();
-		this.ensureSql = switch (dialect) {
-			case POSTGRESQL -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, ?) ON CONFLICT (cluster_id) DO NOTHING";
-			case MARIADB -> "INSERT IGNORE INTO " + table + " (cluster_id, epoch) VALUES (?, ?)";
-			case H2 -> "INSERT INTO " + table + " (cluster_id, epoch) VALUES (?, ?)";
-		};
-		this.existsSql = "SELECT 1 FROM " + table + " WHERE cluster_id = ?";
-		// how long to wait for a row another transaction holds: PostgreSQL honours the JDBC query timeout
-		// (set on the statement); MariaDB and H2 wait for their own lock timeouts (50 s, 10 s) regardless,
-		// so they are told in the statement
-		String wait = (dialect == Dialect.POSTGRESQL) ? "" : " WAIT " + this.lockTimeoutSeconds;
-		this.lockSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ? FOR UPDATE"
-				+ wait;
-		// the moment of the write: PostgreSQL's CURRENT_TIMESTAMP is the transaction's start, before the wait
-		// for the row, so a renewal that waited would be recorded up to the lock timeout too old and a peer
-		// could take over that much earlier than the holder expects (readers keep the transaction start as
-		// "now", which errs the other way: a row looks younger than it is)
-		String written = (dialect == Dialect.POSTGRESQL) ? "clock_timestamp()" : this.time.now();
-		this.updateSql = "UPDATE " + table + " SET holder = ?, epoch = ?, last_run = " + written + " WHERE cluster_id = ?";
-		// a standby's refusal needs no lock: a plain read that shows a live holder refuses, only a row that
-		// looks free (or this instance's) is decided under the row lock
-		this.readSql = "SELECT holder, epoch, last_run, " + this.time.now() + " FROM " + table + " WHERE cluster_id = ?";
-		// the holder's renewal on PostgreSQL: one auto-committed statement that matches only while the row
-		// still names this hold (holder and epoch), returning the age of the run before; on MariaDB and H2
-		// a statement's lock wait is bounded only by the WAIT clause of the locking read, so they renew there
-		this.renewSql = (dialect == Dialect.POSTGRESQL) ? "UPDATE " + table + " c SET last_run = clock_timestamp() FROM " + table
-				+ " p WHERE c.cluster_id = ? AND c.holder = ? AND c.epoch = ? AND p.cluster_id = c.cluster_id"
-				+ " RETURNING p.last_run, clock_timestamp()" : null;
-		this.releaseSql = "UPDATE " + table + " SET holder = NULL WHERE cluster_id = ? AND holder = ? AND epoch = ?";
-		// a shared lock (H2 has none: an exclusive one), so that a takeover waits for the fenced transaction
-		this.holderSql = "SELECT holder, epoch FROM " + table + " WHERE cluster_id = ?" + switch (dialect) {
-			case POSTGRESQL -> " FOR SHARE";
-			case MARIADB -> " LOCK IN SHARE MODE WAIT " + this.lockTimeoutSeconds;
-			case H2 -> " FOR UPDATE WAIT " + this.lockTimeoutSeconds;
-		};
+		this.sql = new CoordinationSql(dialect, tables.coordination(), this.time, this.lockTimeoutSeconds);
 	}
 
 	@Override
@@ -229,7 +189,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 						connection.commit();
 					}
 					catch (SQLException | RuntimeException ex) {
-						rollbackQuietly(connection);
+						CoordinationSql.rollbackQuietly(connection);
 						throw ex;
 					}
 				}
@@ -240,7 +200,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				return claim;
 			}
 			finally {
-				restoreAutoCommit(connection, autoCommit);
+				CoordinationSql.restoreAutoCommit(connection, autoCommit);
 			}
 		}
 		catch (RowMissingException ex) {
@@ -258,16 +218,6 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 	}
 
-	/** Quietly: on a connection the failure broke, this fails too and must not hide that failure. */
-	private static void restoreAutoCommit(Connection connection, boolean autoCommit) {
-		try {
-			connection.setAutoCommit(autoCommit);
-		}
-		catch (SQLException ex) {
-			logger.debug("Could not restore auto-commit; the pool discards a broken connection", ex);
-		}
-	}
-
 	/**
 	 * The decisions that need no row lock, in auto-commit: the holder's renewal on PostgreSQL (one
 	 * fenced statement), and a refusal because another instance's hold is live (one plain read: no
@@ -281,10 +231,10 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		String key = key(clusterId, instanceId);
 		Long takenEpoch = this.taken.get(key);
 		if (takenEpoch != null) {
-			if (this.renewSql == null) {
+			if (this.sql.renew == null) {
 				return null;
 			}
-			try (PreparedStatement renew = connection.prepareStatement(this.renewSql)) {
+			try (PreparedStatement renew = connection.prepareStatement(this.sql.renew)) {
 				renew.setQueryTimeout(this.lockTimeoutSeconds);
 				renew.setString(1, clusterId);
 				renew.setString(2, instanceId);
@@ -299,7 +249,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 				}
 			}
 		}
-		try (PreparedStatement read = connection.prepareStatement(this.readSql)) {
+		try (PreparedStatement read = connection.prepareStatement(this.sql.read)) {
 			read.setString(1, clusterId);
 			try (ResultSet row = read.executeQuery()) {
 				if (!row.next()) {
@@ -321,7 +271,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		long epoch;
 		Instant lastRun;
 		Instant now;
-		try (PreparedStatement lock = connection.prepareStatement(this.lockSql)) {
+		try (PreparedStatement lock = connection.prepareStatement(this.sql.lock)) {
 			lock.setQueryTimeout(this.lockTimeoutSeconds);
 			lock.setString(1, clusterId);
 			try (ResultSet row = lock.executeQuery()) {
@@ -351,7 +301,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		}
 		long newEpoch = mine ? epoch : Math.max(epoch, seen) + 1;
 		observe(clusterId, newEpoch);
-		try (PreparedStatement update = connection.prepareStatement(this.updateSql)) {
+		try (PreparedStatement update = connection.prepareStatement(this.sql.update)) {
 			update.setString(1, instanceId);
 			update.setLong(2, newEpoch);
 			update.setString(3, clusterId);
@@ -386,7 +336,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			return;
 		}
 		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement release = connection.prepareStatement(this.releaseSql)) {
+				PreparedStatement release = connection.prepareStatement(this.sql.release)) {
 			if (!connection.getAutoCommit()) {
 				connection.setAutoCommit(true);
 			}
@@ -420,7 +370,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			throws SQLException {
 		Objects.requireNonNull(connection, "connection must not be null");
 		validate(clusterId, instanceId);
-		try (PreparedStatement statement = connection.prepareStatement(this.holderSql)) {
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.holder)) {
 			statement.setQueryTimeout(this.lockTimeoutSeconds);
 			statement.setString(1, clusterId);
 			try (ResultSet row = statement.executeQuery()) {
@@ -476,7 +426,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		connection.setAutoCommit(true);
 		// a plain read first: inserting next to an existing row that another transaction has locked
 		// would wait for that lock (MariaDB, H2), the very wait the lock timeout is there to bound
-		try (PreparedStatement exists = connection.prepareStatement(this.existsSql)) {
+		try (PreparedStatement exists = connection.prepareStatement(this.sql.exists)) {
 			exists.setString(1, clusterId);
 			try (ResultSet row = exists.executeQuery()) {
 				if (row.next()) {
@@ -487,7 +437,7 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 			}
 		}
 		Long seen = this.highestEpoch.get(clusterId);
-		try (PreparedStatement insert = connection.prepareStatement(this.ensureSql)) {
+		try (PreparedStatement insert = connection.prepareStatement(this.sql.ensure)) {
 			insert.setString(1, clusterId);
 			insert.setLong(2, (seen != null) ? seen : 0);
 			if (insert.executeUpdate() == 1 && seen != null) {
@@ -530,15 +480,6 @@ public final class JdbcCoordinator implements ClusterCoordinator {
 		if (instanceId.length() > MAX_INSTANCE_ID_LENGTH) {
 			throw new IllegalArgumentException("Instance id of " + instanceId.length() + " characters is longer than the "
 					+ MAX_INSTANCE_ID_LENGTH + " the coordination table holds; set a shorter instance id");
-		}
-	}
-
-	private static void rollbackQuietly(Connection connection) {
-		try {
-			connection.rollback();
-		}
-		catch (SQLException ex) {
-			logger.debug("Rollback failed", ex);
 		}
 	}
 

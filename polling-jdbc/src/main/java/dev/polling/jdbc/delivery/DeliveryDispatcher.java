@@ -1,12 +1,13 @@
 package dev.polling.jdbc.delivery;
 
 import dev.polling.jdbc.DatabaseStatus;
+import dev.polling.jdbc.internal.WorkerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -21,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * recovery back. A failing database is logged once per
  * outage and tried again. One thread is enough when sends are quick; with slow destinations (an SMTP
  * session, an HTTP call of tens of milliseconds) more threads deliver more per second.
+ * <pre>{@code
+ * DeliveryDispatcher dispatcher = DeliveryDispatcher.builder(guard).threads(2).build();
+ * dispatcher.start();
+ * }</pre>
  */
 public final class DeliveryDispatcher implements AutoCloseable {
 
@@ -41,6 +46,8 @@ public final class DeliveryDispatcher implements AutoCloseable {
 
 	private final DatabaseStatus status;
 
+	private final WorkerThreads threadSource;
+
 	private final Object wakeUp = new Object();
 
 	private volatile boolean running;
@@ -59,6 +66,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	 * @param batchSize messages sent per destination and round (each claimed right before its send), 1 to 1000
 	 * @param pollInterval wait when nothing was due, positive
 	 * @param recoverInterval how often expired leases are recovered, positive
+	 * @see #builder(DeliveryGuard)
 	 */
 	public DeliveryDispatcher(DeliveryGuard guard, int batchSize, Duration pollInterval, Duration recoverInterval) {
 		this(guard, 1, batchSize, pollInterval, recoverInterval);
@@ -72,6 +80,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	 * its send), 1 to 1000
 	 * @param pollInterval wait when nothing was due, positive
 	 * @param recoverInterval how often expired leases are recovered, positive
+	 * @see #builder(DeliveryGuard)
 	 */
 	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval, Duration recoverInterval) {
 		this(guard, threads, batchSize, pollInterval, recoverInterval, null);
@@ -86,26 +95,33 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	 * @param pollInterval wait when nothing was due, positive
 	 * @param recoverInterval how often expired leases are recovered, positive
 	 * @param status the status, or {@code null} for one of its own
+	 * @see #builder(DeliveryGuard)
 	 */
 	public DeliveryDispatcher(DeliveryGuard guard, int threads, int batchSize, Duration pollInterval,
 			Duration recoverInterval, @Nullable DatabaseStatus status) {
-		this.guard = Objects.requireNonNull(guard, "guard must not be null");
-		if (threads < 1 || threads > MAX_THREADS) {
-			throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
-		}
-		if (batchSize < 1 || batchSize > 1000) {
-			throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize);
-		}
-		if (pollInterval.isNegative() || pollInterval.isZero() || recoverInterval.isNegative()
-				|| recoverInterval.isZero()) {
-			throw new IllegalArgumentException("pollInterval (" + pollInterval + ") and recoverInterval ("
-					+ recoverInterval + ") must be positive");
-		}
-		this.threads = threads;
-		this.batchSize = batchSize;
-		this.pollInterval = pollInterval;
-		this.recoverInterval = recoverInterval;
-		this.status = (status != null) ? status : new DatabaseStatus("the delivery dispatcher of " + guard.owner());
+		this(builder(guard).threads(threads).batchSize(batchSize).intervals(pollInterval, recoverInterval)
+			.status(status));
+	}
+
+	private DeliveryDispatcher(Builder builder) {
+		this.guard = builder.guard;
+		this.threads = builder.threads;
+		this.batchSize = builder.batchSize;
+		this.pollInterval = builder.pollInterval;
+		this.recoverInterval = builder.recoverInterval;
+		this.status = (builder.status != null) ? builder.status
+				: new DatabaseStatus("the delivery dispatcher of " + this.guard.owner());
+		this.threadSource = WorkerThreads.of(builder.threadFactory);
+	}
+
+	/**
+	 * Starts building a dispatcher (defaults: one thread, batches of 10, a poll interval of 1 s,
+	 * recovery every 30 s, a status of its own, daemon platform threads).
+	 * @param guard the guard
+	 * @return the builder
+	 */
+	public static Builder builder(DeliveryGuard guard) {
+		return new Builder(Objects.requireNonNull(guard, "guard must not be null"));
 	}
 
 	/**
@@ -117,16 +133,10 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		}
 		this.running = true;
 		for (int i = 0; i < this.threads; i++) {
-			Thread thread = new Thread(this::run, (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1));
-			thread.setDaemon(true);
-			this.started.add(thread);
-			thread.start();
+			String name = (this.threads == 1) ? "polling-delivery" : "polling-delivery-" + (i + 1);
+			this.started.add(this.threadSource.start(name, this::run));
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "polling-delivery-recovery");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService executor = this.threadSource.timer("polling-delivery-recovery");
 		long millis = Math.max(1, this.recoverInterval.toMillis());
 		executor.scheduleWithFixedDelay(this::recover, millis, millis, TimeUnit.MILLISECONDS);
 		this.recovery = executor;
@@ -231,6 +241,110 @@ public final class DeliveryDispatcher implements AutoCloseable {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Builds a {@link DeliveryDispatcher}.
+	 */
+	public static final class Builder {
+
+		private final DeliveryGuard guard;
+
+		private int threads = 1;
+
+		private int batchSize = 10;
+
+		private Duration pollInterval = Duration.ofSeconds(1);
+
+		private Duration recoverInterval = Duration.ofSeconds(30);
+
+		private @Nullable DatabaseStatus status;
+
+		private ThreadFactory threadFactory = WorkerThreads.platform();
+
+		private Builder(DeliveryGuard guard) {
+			this.guard = guard;
+		}
+
+		/**
+		 * Sets the number of sending threads (default 1).
+		 * @param threads 1 to {@value DeliveryDispatcher#MAX_THREADS}
+		 * @return this builder
+		 */
+		public Builder threads(int threads) {
+			if (threads < 1 || threads > MAX_THREADS) {
+				throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
+			}
+			this.threads = threads;
+			return this;
+		}
+
+		/**
+		 * Sets how many messages each thread sends per destination and round, each claimed right
+		 * before its send (default 10).
+		 * @param batchSize 1 to 1000
+		 * @return this builder
+		 */
+		public Builder batchSize(int batchSize) {
+			if (batchSize < 1 || batchSize > 1000) {
+				throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize);
+			}
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/**
+		 * Sets how long a thread waits when nothing was due (default 1 s) and how often expired leases
+		 * are recovered (default 30 s).
+		 * @param pollInterval positive
+		 * @param recoverInterval positive
+		 * @return this builder
+		 */
+		public Builder intervals(Duration pollInterval, Duration recoverInterval) {
+			Objects.requireNonNull(pollInterval, "pollInterval must not be null");
+			Objects.requireNonNull(recoverInterval, "recoverInterval must not be null");
+			if (pollInterval.isNegative() || pollInterval.isZero() || recoverInterval.isNegative()
+					|| recoverInterval.isZero()) {
+				throw new IllegalArgumentException("pollInterval (" + pollInterval + ") and recoverInterval ("
+						+ recoverInterval + ") must be positive");
+			}
+			this.pollInterval = pollInterval;
+			this.recoverInterval = recoverInterval;
+			return this;
+		}
+
+		/**
+		 * Sets where the dispatcher reports whether the database answers (default: a status of its
+		 * own); share one among the parts of an instance so that an outage is logged once.
+		 * @param status the status, or {@code null} for one of its own
+		 * @return this builder
+		 */
+		public Builder status(@Nullable DatabaseStatus status) {
+			this.status = status;
+			return this;
+		}
+
+		/**
+		 * Sets where the threads come from (default: daemon platform threads), e.g. a factory of
+		 * virtual threads on Java 21 or one that propagates a context into the sends. The dispatcher
+		 * names each thread after its part ({@code polling-delivery}, {@code polling-delivery-2},
+		 * {@code polling-delivery-recovery}) whatever the factory named it.
+		 * @param threadFactory the factory
+		 * @return this builder
+		 */
+		public Builder threadFactory(ThreadFactory threadFactory) {
+			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
+			return this;
+		}
+
+		/**
+		 * Builds the dispatcher (not started).
+		 * @return the dispatcher
+		 */
+		public DeliveryDispatcher build() {
+			return new DeliveryDispatcher(this);
+		}
+
 	}
 
 }

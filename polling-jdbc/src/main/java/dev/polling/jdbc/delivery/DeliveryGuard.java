@@ -10,8 +10,7 @@ import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.internal.UnansweredClaims;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
+import dev.polling.core.PollingSettings;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -27,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  * <li>{@link #store} records the message with an idempotency key in the caller's (business)
  * transaction: if the business work rolls back, nothing is sent.</li>
- * <li>{@link #deliverDue} claims due messages and marks them SENDING in a transaction that commits
+ * <li>The {@link DeliveryDispatcher} claims due messages and marks them SENDING in a transaction that commits
  * <em>before</em> anything is sent (lease in database time, fence bumped), then calls the
  * destination's {@link DeliverySender} with the idempotency key and records the outcome with a
  * fenced post-update: DELIVERED, FAILED (definitely not delivered; retried after a backoff) or
@@ -36,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * {@link NotDeliveredException}, the post-update failed, the instance crashed, or the lease
  * expired mid-send), the message becomes IN_DOUBT and is <em>not</em> sent again, unless its
  * destination is declared {@link DeliveryDestination#idempotent idempotent}; then it is sent again
- * with the same key. {@link #recoverExpired} turns SENDING rows whose lease expired into IN_DOUBT
+ * with the same key. Its recovery turns SENDING rows whose lease expired into IN_DOUBT
  * (or re-sendable) and is safe on every instance at once.</li>
  * <li>Operators {@link #resolve resolve} IN_DOUBT messages (delivered, or re-send) and
  * {@link #retryDead retry} dead ones.</li>
@@ -188,7 +187,7 @@ public final class DeliveryGuard {
 	 * @param limit the most messages per destination, 1 to 1000
 	 * @return how many sends were attempted
 	 */
-	public int deliverDue(int limit) {
+	int deliverDue(int limit) {
 		return deliverDue(limit, () -> true);
 	}
 
@@ -227,7 +226,7 @@ public final class DeliveryGuard {
 	 * @throws DataAccessFailure if the first claim fails (a later one ends the round and returns what
 	 * was attempted; post-update failures are logged: those messages become IN_DOUBT after their lease)
 	 */
-	public int deliverDue(String destination, int limit) {
+	int deliverDue(String destination, int limit) {
 		return deliverDue(destination, limit, () -> true);
 	}
 
@@ -250,7 +249,7 @@ public final class DeliveryGuard {
 	 * post-update is rejected.
 	 * @return how many were recovered
 	 */
-	public int recoverExpired() {
+	int recoverExpired() {
 		return this.recovery.recoverExpired(this.destinations.values());
 	}
 
@@ -327,7 +326,7 @@ public final class DeliveryGuard {
 
 		private TableNames tables = TableNames.defaults();
 
-		private String instanceId = defaultInstanceId();
+		private String instanceId = PollingSettings.defaultInstanceId();
 
 		private Duration leaseTime = DEFAULT_LEASE_TIME;
 
@@ -457,17 +456,6 @@ public final class DeliveryGuard {
 			return new DeliveryGuard(this, resolved);
 		}
 
-	}
-
-	static String defaultInstanceId() {
-		String host;
-		try {
-			host = InetAddress.getLocalHost().getHostName();
-		}
-		catch (Exception ex) {
-			host = "localhost";
-		}
-		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
 	}
 
 }

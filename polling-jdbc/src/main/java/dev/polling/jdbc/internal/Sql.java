@@ -240,7 +240,7 @@ public final class Sql {
 	 * measured on a fresh table, single-row claims fell to 550 per second and kept falling with the
 	 * backlog, against over 1,600 with plans made per execution (docs/benchmarks.md). The queue's
 	 * fenced writes no longer need this (their condition leaves the primary key as the only usable
-	 * index; {@code WorkQueue.HELD}); claims still do: on a table never analyzed and nearly empty, the
+	 * index; {@code QueueOutcomes.HELD}); claims still do: on a table never analyzed and nearly empty, the
 	 * generic plan of a claim (PostgreSQL 17, {@code EXPLAIN (GENERIC_PLAN)}) updates the picked rows
 	 * through a sequential scan, which it would keep while the table grows.
 	 * @param connection the connection

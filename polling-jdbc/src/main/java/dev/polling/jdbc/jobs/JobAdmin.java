@@ -13,6 +13,8 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
@@ -27,6 +29,8 @@ import dev.polling.jdbc.queue.WorkQueue;
  * dispatcher's path.
  */
 public final class JobAdmin {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobAdmin.class);
 
 	private static final String COLUMNS = "id, queue, business_id, state, due_at, created_at, attempts, "
 			+ "next_attempt_at, dispatched_at, message_id, last_error";
@@ -161,7 +165,34 @@ public final class JobAdmin {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public boolean requeue(WorkQueue queue, long id) {
-		return this.scheduler.requeue(queue, id);
+		Objects.requireNonNull(queue, "queue must not be null");
+		boolean requeued = Sql.inTransaction(this.dataSource, "requeue job " + id, (connection) -> {
+			Long messageId;
+			try (PreparedStatement statement = connection.prepareStatement("SELECT message_id FROM " + this.table
+					+ " WHERE id = ? AND state = 'FAILED' FOR UPDATE")) {
+				statement.setLong(1, id);
+				try (ResultSet row = statement.executeQuery()) {
+					if (!row.next()) {
+						return false;
+					}
+					long value = row.getLong(1);
+					messageId = row.wasNull() ? null : value;
+				}
+			}
+			if (messageId != null && queue.admin().retry(connection, messageId)) {
+				return true; // the queue marks the job DISPATCHED again
+			}
+			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "
+					+ "'SCHEDULED', attempts = 0, next_attempt_at = NULL, message_id = NULL, finished_at = NULL, "
+					+ "dispatched_at = NULL, due_at = " + this.time.now() + " WHERE id = ? AND state = 'FAILED'")) {
+				statement.setLong(1, id);
+				return statement.executeUpdate() == 1;
+			}
+		});
+		if (requeued) {
+			logger.info("Failed job {} requeued by an operator", id);
+		}
+		return requeued;
 	}
 
 	private List<JobEntry> query(String sql, Binder binder) {

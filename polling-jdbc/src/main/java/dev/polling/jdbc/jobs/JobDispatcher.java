@@ -4,12 +4,13 @@ import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.coordination.LostHoldException;
+import dev.polling.jdbc.internal.WorkerThreads;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -52,6 +53,8 @@ public final class JobDispatcher implements AutoCloseable {
 
 	private final DatabaseStatus status;
 
+	private final WorkerThreads threadSource;
+
 	private @Nullable ScheduledExecutorService timer;
 
 	private volatile @Nullable String lastFailure;
@@ -67,6 +70,7 @@ public final class JobDispatcher implements AutoCloseable {
 		this.status = (builder.status != null) ? builder.status
 				: new DatabaseStatus("the job dispatcher of " + this.queue.owner());
 		this.shutdownWait = builder.shutdownWait;
+		this.threadSource = WorkerThreads.of(builder.threadFactory);
 		this.hold = (builder.hold != null) ? builder.hold
 				: DispatchHold.database(new JdbcCoordinator(this.scheduler.dataSource(), this.scheduler.dialect(),
 						this.scheduler.tables(), builder.failoverPeriod, JdbcCoordinator.DEFAULT_LOCK_TIMEOUT, this.status),
@@ -90,11 +94,7 @@ public final class JobDispatcher implements AutoCloseable {
 		if (this.timer != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "polling-job-dispatcher");
-			thread.setDaemon(true);
-			return thread;
-		});
+		ScheduledExecutorService executor = this.threadSource.timer("polling-job-dispatcher");
 		long millis = Math.max(1, this.interval.toMillis());
 		executor.scheduleWithFixedDelay(this::tick, millis, millis, TimeUnit.MILLISECONDS);
 		this.timer = executor;
@@ -188,6 +188,8 @@ public final class JobDispatcher implements AutoCloseable {
 		private @Nullable DispatchHold hold;
 
 		private @Nullable DatabaseStatus status;
+
+		private ThreadFactory threadFactory = WorkerThreads.platform();
 
 		private Consumer<DispatchResult> observer = (result) -> {
 		};
@@ -284,6 +286,18 @@ public final class JobDispatcher implements AutoCloseable {
 		 */
 		public Builder status(DatabaseStatus status) {
 			this.status = Objects.requireNonNull(status, "status must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets where the timer's thread comes from (default: a daemon platform thread), e.g. a factory
+		 * of virtual threads on Java 21 or one that propagates a context. The thread is named
+		 * {@code polling-job-dispatcher} whatever the factory named it.
+		 * @param threadFactory the factory
+		 * @return this builder
+		 */
+		public Builder threadFactory(ThreadFactory threadFactory) {
+			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
 			return this;
 		}
 

@@ -36,7 +36,7 @@ import dev.polling.jdbc.queue.WorkQueue;
 /**
  * Persistent jobs due at a time (seed 002: "check the order in 30 minutes"). {@link #schedule}
  * writes a row in the caller's transaction (a rolled-back transaction schedules nothing); jobs
- * survive restarts and redeploys because they live in the database. {@link #dispatchDue} moves due
+ * survive restarts and redeploys because they live in the database. The {@link JobDispatcher} moves due
  * jobs into the {@link WorkQueue} in one transaction of its own, so each job becomes exactly one
  * queue message; workers on every instance then execute them with the queue's leases, retries and
  * fencing. Call it on one instance, the holder of a polling cluster, on a timer. Dispatch rounds
@@ -79,6 +79,9 @@ public final class JobScheduler {
 
 	private final String table;
 
+	/** The inserts and updates of scheduled jobs. */
+	private final JobWrites writes;
+
 	/** The dispatch of due jobs ({@link #dispatchDue}). */
 	private final DueJobs dueJobs;
 
@@ -91,6 +94,7 @@ public final class JobScheduler {
 		this.tables = builder.tables;
 		this.time = new DatabaseTime(dialect);
 		this.table = this.tables.job();
+		this.writes = new JobWrites(this.connections, dialect, this.time, this.table);
 		this.dueJobs = new DueJobs(this.dataSource, dialect, this.tables, this.time, builder.backoff);
 		this.admin = new JobAdmin(this, this.dataSource, dialect, this.time, this.table);
 	}
@@ -142,7 +146,7 @@ public final class JobScheduler {
 		if (delay.isNegative()) {
 			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
 		}
-		return insert(queue, businessId, null, payload, delay.toMillis(), null).orElseThrow();
+		return this.writes.insert(queue, businessId, null, payload, delay.toMillis(), null).orElseThrow();
 	}
 
 	/**
@@ -155,7 +159,7 @@ public final class JobScheduler {
 	 */
 	public long schedule(String queue, String businessId, Instant dueAt, String payload) {
 		Objects.requireNonNull(dueAt, "dueAt must not be null");
-		return insert(queue, businessId, null, payload, 0, dueAt).orElseThrow();
+		return this.writes.insert(queue, businessId, null, payload, 0, dueAt).orElseThrow();
 	}
 
 	/**
@@ -170,7 +174,7 @@ public final class JobScheduler {
 		if (delay.isNegative()) {
 			throw new IllegalArgumentException("delay " + delay + " is negative: pass Duration.ZERO for a job due at once");
 		}
-		return insert(queue, businessId, queue + "\u001f" + businessId, payload, delay.toMillis(), null);
+		return this.writes.insert(queue, businessId, queue + "\u001f" + businessId, payload, delay.toMillis(), null);
 	}
 
 	/**
@@ -179,7 +183,7 @@ public final class JobScheduler {
 	 */
 	public int cancel(String queue, String businessId) {
 		validate(queue, businessId, "");
-		return update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL, finished_at = " + this.time.now()
+		return this.writes.update("UPDATE " + this.table + " SET state = 'CANCELLED', unique_key = NULL, finished_at = " + this.time.now()
 				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'",
 				(statement) -> {
 					statement.setString(1, queue);
@@ -194,53 +198,12 @@ public final class JobScheduler {
 	public int reschedule(String queue, String businessId, Duration delay) {
 		validate(queue, businessId, "");
 		Objects.requireNonNull(delay, "delay must not be null");
-		return update("UPDATE " + this.table + " SET due_at = " + this.time.nowMinusMillis()
+		return this.writes.update("UPDATE " + this.table + " SET due_at = " + this.time.nowMinusMillis()
 				+ " WHERE queue = ? AND business_id = ? AND state = 'SCHEDULED'", (statement) -> {
 					statement.setLong(1, -delay.toMillis());
 					statement.setString(2, queue);
 					statement.setString(3, businessId);
 				}, "reschedule jobs");
-	}
-
-	private Optional<Long> insert(String queue, String businessId, @Nullable String uniqueKey, String payload, long delayMillis,
-			@Nullable Instant dueAt) {
-		validate(queue, businessId, payload);
-		String due = (dueAt != null) ? "?" : this.time.nowMinusMillis();
-		String sql = "INSERT INTO " + this.table + " (queue, business_id, unique_key, payload, state, due_at, created_at) VALUES (?, ?, ?, ?, 'SCHEDULED', "
-				+ due + ", " + this.time.now() + ")";
-		if (uniqueKey != null && this.dialect == Dialect.POSTGRESQL) {
-			sql += " ON CONFLICT (unique_key) DO NOTHING";
-		}
-		Connection connection = obtain();
-		try (PreparedStatement statement = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
-			statement.setString(1, queue);
-			statement.setString(2, businessId);
-			statement.setString(3, uniqueKey);
-			statement.setString(4, payload);
-			if (dueAt != null) {
-				bindInstant(statement, 5, dueAt);
-			}
-			else {
-				statement.setLong(5, -delayMillis);
-			}
-			if (statement.executeUpdate() == 0) {
-				return Optional.empty();
-			}
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				keys.next();
-				return Optional.of(keys.getLong(1));
-			}
-		}
-		catch (SQLException ex) {
-			if (uniqueKey != null && DialectSql.isDuplicateKey(ex)) {
-				// MariaDB and H2 roll back only the failed statement: the caller's transaction goes on
-				return Optional.empty();
-			}
-			throw new DataAccessFailure("Could not schedule a job in " + this.table + " (queue '" + queue + "')", ex);
-		}
-		finally {
-			release(connection);
-		}
 	}
 
 	// ---- dispatching, in transactions of its own
@@ -253,7 +216,7 @@ public final class JobScheduler {
 	 * @param limit the most jobs to move, 1 to 10,000
 	 * @return what happened
 	 */
-	public DispatchResult dispatchDue(WorkQueue queue, int limit) {
+	DispatchResult dispatchDue(WorkQueue queue, int limit) {
 		return dispatchDue(queue, limit, HoldCheck.NONE);
 	}
 
@@ -267,7 +230,7 @@ public final class JobScheduler {
 	 * @return what happened
 	 * @throws LostHoldException if the hold is lost (nothing of that transaction is written)
 	 */
-	public DispatchResult dispatchDue(WorkQueue queue, int limit, HoldCheck hold) {
+	DispatchResult dispatchDue(WorkQueue queue, int limit, HoldCheck hold) {
 		Objects.requireNonNull(queue, "queue must not be null");
 		Objects.requireNonNull(hold, "hold must not be null");
 		if (limit < 1 || limit > 10_000) {
@@ -287,34 +250,7 @@ public final class JobScheduler {
 	 * @return {@code false} if there is no FAILED job with this id
 	 */
 	public boolean requeue(WorkQueue queue, long id) {
-		Objects.requireNonNull(queue, "queue must not be null");
-		boolean requeued = Sql.inTransaction(this.dataSource, "requeue job " + id, (connection) -> {
-			Long messageId;
-			try (PreparedStatement statement = connection.prepareStatement("SELECT message_id FROM " + this.table
-					+ " WHERE id = ? AND state = 'FAILED' FOR UPDATE")) {
-				statement.setLong(1, id);
-				try (ResultSet row = statement.executeQuery()) {
-					if (!row.next()) {
-						return false;
-					}
-					long value = row.getLong(1);
-					messageId = row.wasNull() ? null : value;
-				}
-			}
-			if (messageId != null && queue.admin().retry(connection, messageId)) {
-				return true; // the queue marks the job DISPATCHED again
-			}
-			try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.table + " SET state = "
-					+ "'SCHEDULED', attempts = 0, next_attempt_at = NULL, message_id = NULL, finished_at = NULL, "
-					+ "dispatched_at = NULL, due_at = " + this.time.now() + " WHERE id = ? AND state = 'FAILED'")) {
-				statement.setLong(1, id);
-				return statement.executeUpdate() == 1;
-			}
-		});
-		if (requeued) {
-			logger.info("Failed job {} requeued by an operator", id);
-		}
-		return requeued;
+		return this.admin.requeue(queue, id);
 	}
 
 	// ---- looking
@@ -379,42 +315,11 @@ public final class JobScheduler {
 
 	// ---- internals
 
-	private static void validate(String queue, String businessId, String payload) {
+	static void validate(String queue, String businessId, String payload) {
 		Arguments.key("queue", queue, WorkQueue.MAX_QUEUE_LENGTH, "name the queue in at most " + WorkQueue.MAX_QUEUE_LENGTH + " characters");
 		Arguments.key("businessId", businessId, MAX_BUSINESS_ID_LENGTH,
 				"use an id of at most " + MAX_BUSINESS_ID_LENGTH + " characters (e.g. an order id or a hash)");
 		Arguments.payload("payload", payload, WorkQueue.MAX_PAYLOAD_LENGTH);
-	}
-
-	private void bindInstant(PreparedStatement statement, int index, Instant instant) throws SQLException {
-		if (this.dialect == Dialect.MARIADB) {
-			statement.setObject(index, instant.atOffset(ZoneOffset.UTC).toLocalDateTime());
-		}
-		else {
-			statement.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
-		}
-	}
-
-	private int update(String sql, Binder binder, String what) {
-		Connection connection = obtain();
-		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			binder.bind(statement);
-			return statement.executeUpdate();
-		}
-		catch (SQLException ex) {
-			throw new DataAccessFailure("Could not " + what + " in " + this.table, ex);
-		}
-		finally {
-			release(connection);
-		}
-	}
-
-	private Connection obtain() {
-		return Sql.obtain(this.connections, this.table);
-	}
-
-	private void release(Connection connection) {
-		Sql.release(this.connections, connection, this.table);
 	}
 
 	/**
@@ -438,15 +343,8 @@ public final class JobScheduler {
 		return this.dialect;
 	}
 
-	@FunctionalInterface
-	private interface Binder {
-
-		void bind(PreparedStatement statement) throws SQLException;
-
-	}
-
 	/**
-	 * What {@link #dispatchDue} did.
+	 * What one dispatch round of the {@link JobDispatcher} did.
 	 *
 	 * @param dispatched jobs moved into the work queue
 	 * @param postponed jobs that could not be moved and are tried again after a backoff

@@ -29,7 +29,7 @@ import dev.polling.jdbc.internal.DeadRows;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
 import dev.polling.jdbc.internal.Sql;
-import dev.polling.jdbc.queue.WorkQueue.Binder;
+import dev.polling.jdbc.queue.QueueOutcomes.Binder;
 
 /**
  * The operator's side of a {@link WorkQueue} ({@link WorkQueue#admin()}): what is queued (pages of
@@ -47,7 +47,8 @@ public final class QueueAdmin {
 
 	private static final String OPEN = "'NEW', 'BLOCKED', 'IN_PROGRESS', 'FAILED', 'DEAD'";
 
-	private final WorkQueue queue;
+	/** Marks the job of a retried message DISPATCHED again. */
+	private final QueueOutcomes outcomes;
 
 	private final DataSource dataSource;
 
@@ -63,8 +64,8 @@ public final class QueueAdmin {
 
 	private final DeadRows dead;
 
-	QueueAdmin(WorkQueue queue, DataSource dataSource, Dialect dialect, TableNames tables, DatabaseTime time, KeyHeads heads) {
-		this.queue = queue;
+	QueueAdmin(QueueOutcomes outcomes, DataSource dataSource, Dialect dialect, TableNames tables, DatabaseTime time, KeyHeads heads) {
+		this.outcomes = outcomes;
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.tables = tables;
@@ -263,7 +264,7 @@ public final class QueueAdmin {
 					updated = statement.executeUpdate();
 				}
 				if (updated == 1) {
-					this.queue.markJob(transaction, id, "DISPATCHED", null);
+					this.outcomes.markJob(transaction, id, "DISPATCHED", null);
 				}
 				return updated == 1;
 			});
@@ -321,7 +322,7 @@ public final class QueueAdmin {
 			DeadRows.bind(statement, ids);
 			updated = statement.executeUpdate();
 		}
-		// as WorkQueue.markJob(connection, id, "DISPATCHED", null) for each message
+		// as QueueOutcomes.markJob(connection, id, "DISPATCHED", null) for each message
 		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + this.tables.job() + " SET state = "
 				+ "'DISPATCHED', last_error = NULL, finished_at = " + this.time.now() + " WHERE message_id IN (" + in
 				+ ") AND state = 'FAILED'")) {

@@ -2,6 +2,7 @@ package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -113,6 +114,17 @@ final class QueueEnqueues {
 		statement.setString(3, payload);
 		statement.setString(4, head ? "NEW" : "BLOCKED");
 		statement.setInt(5, this.maxAttempts);
+	}
+
+	static void validate(@Nullable String queue, @Nullable String businessKey, @Nullable String payload) {
+		Arguments.key("queue", queue, WorkQueue.MAX_QUEUE_LENGTH, "name the queue in at most " + WorkQueue.MAX_QUEUE_LENGTH
+				+ " characters, e.g. \"mails\"");
+		if (businessKey != null) {
+			Arguments.key("businessKey", businessKey, WorkQueue.MAX_KEY_LENGTH,
+					"pass null for an unordered message, or a key of at most " + WorkQueue.MAX_KEY_LENGTH
+							+ " characters (e.g. a customer id or a hash of a longer key)");
+		}
+		Arguments.payload("payload", payload, WorkQueue.MAX_PAYLOAD_LENGTH);
 	}
 
 }

@@ -5,8 +5,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A claimed message, as handed to a {@link QueueHandler}. The pair {@code (id, fence)} is the
- * claim: {@link WorkQueue#complete}, {@link WorkQueue#fail} and lease renewals are applied only
- * while the row still carries this fence.
+ * claim: the {@link QueueWorkers}' completion, failure and lease renewals of the message are applied
+ * only while the row still carries this fence.
  *
  * @param id the message id (ascending in insertion order)
  * @param queue the queue name

@@ -8,7 +8,6 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Sql;
-import dev.polling.jdbc.queue.WorkQueue.Binder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -30,6 +29,17 @@ import org.slf4j.LoggerFactory;
  * of each. Logs under the category of {@link WorkQueue}.
  */
 final class QueueOutcomes {
+
+	static final int MAX_ERROR_LENGTH = 1000;
+
+	/**
+	 * The condition of every fenced write: the row still carries the claim's fence and is in
+	 * progress. The state test is written so that it implies no partial index's predicate: a plan
+	 * the server reuses for any parameters (a generic plan of a prepared statement) can then only
+	 * find the row by its primary key, never by scanning the index of rows in progress, which a plan
+	 * made while the statistics counted none of them chose (measured: 20,000 rows read per write).
+	 */
+	static final String HELD = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'IN_PROGRESS'";
 
 	private static final Logger logger = LoggerFactory.getLogger(WorkQueue.class);
 
@@ -64,7 +74,7 @@ final class QueueOutcomes {
 		this.heads = heads;
 		this.completeSql = (deleteWhenDone ? "DELETE FROM " + this.table
 				: "UPDATE " + this.table + " SET state = 'DONE', owner = NULL, lease_until = NULL, finished_at = " + this.time.now())
-				+ WorkQueue.HELD;
+				+ HELD;
 	}
 
 	/** See {@link WorkQueue#complete(Connection, QueueMessage)}. */
@@ -157,7 +167,7 @@ final class QueueOutcomes {
 		Objects.requireNonNull(message, "message must not be null");
 		Objects.requireNonNull(failure, "failure must not be null");
 		boolean dead = message.isLastAttempt();
-		String error = Arguments.describe(failure, WorkQueue.MAX_ERROR_LENGTH);
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
 		long delay = dead ? 0 : this.backoff.delayAfter(message.attempt()).toMillis();
 		Connection connection = obtain();
 		FencedWrite result;
@@ -166,7 +176,7 @@ final class QueueOutcomes {
 				FencedWrite written = fenced(transaction, message, "record a failure of",
 						"UPDATE " + this.table + " SET state = ?, attempts = attempts + 1, owner = NULL, lease_until = NULL, "
 								+ "last_error = ?, available_at = " + this.time.nowPlusMillis() + ", finished_at = "
-								+ (dead ? this.time.now() : "NULL") + WorkQueue.HELD,
+								+ (dead ? this.time.now() : "NULL") + HELD,
 						(statement) -> {
 							statement.setString(1, dead ? "DEAD" : "FAILED");
 							statement.setString(2, error);
@@ -202,13 +212,13 @@ final class QueueOutcomes {
 	FencedWrite postpone(QueueMessage message, Throwable failure) {
 		Objects.requireNonNull(message, "message must not be null");
 		Objects.requireNonNull(failure, "failure must not be null");
-		String error = Arguments.describe(failure, WorkQueue.MAX_ERROR_LENGTH);
+		String error = Arguments.describe(failure, MAX_ERROR_LENGTH);
 		long delay = this.backoff.delayAfter(message.attempt()).toMillis();
 		Connection connection = obtain();
 		try {
 			FencedWrite result = fenced(connection, message, "postpone",
 					"UPDATE " + this.table + " SET state = 'FAILED', owner = NULL, lease_until = NULL, last_error = ?, "
-							+ "available_at = " + this.time.nowPlusMillis() + WorkQueue.HELD,
+							+ "available_at = " + this.time.nowPlusMillis() + HELD,
 					(statement) -> {
 						statement.setString(1, error);
 						statement.setLong(2, delay);
@@ -245,7 +255,7 @@ final class QueueOutcomes {
 			return fenced(connection, message, "release",
 					"UPDATE " + this.table + " SET state = CASE WHEN attempts = 0 THEN 'NEW' ELSE 'FAILED' END, "
 							+ "fence = fence + 1, owner = NULL, lease_until = NULL, available_at = "
-							+ this.time.now() + WorkQueue.HELD,
+							+ this.time.now() + HELD,
 					(statement) -> {
 					});
 		}
@@ -255,7 +265,7 @@ final class QueueOutcomes {
 	}
 
 	/**
-	 * Writes to a claimed message only while the claim holds ({@link WorkQueue#HELD}). The statement may be
+	 * Writes to a claimed message only while the claim holds ({@link #HELD}). The statement may be
 	 * prepared on the server and run with a generic plan (no planning per message): its condition
 	 * leaves the primary key as the only index a plan can use.
 	 */
@@ -300,6 +310,13 @@ final class QueueOutcomes {
 		catch (RuntimeException ex) {
 			logger.warn("Queue listener {} failed", listener, ex);
 		}
+	}
+
+	@FunctionalInterface
+	interface Binder {
+
+		void bind(PreparedStatement statement) throws SQLException;
+
 	}
 
 }

@@ -34,7 +34,7 @@ public record QueueSubscription(String queue, QueueHandler handler, boolean tran
 	 * @param transactional whether the handler runs in the workers' transaction, if they have one
 	 */
 	public QueueSubscription {
-		WorkQueue.validate(queue, null, "");
+		QueueEnqueues.validate(queue, null, "");
 		Objects.requireNonNull(handler, "handler must not be null");
 	}
 

@@ -2,6 +2,7 @@ package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.TransactionRunner;
+import dev.polling.jdbc.internal.WorkerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,11 +12,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,34 +72,21 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private final DatabaseStatus status;
 
+	private final WorkerThreads threadSource;
+
 	/** Runs the handlers and writes the outcomes. */
 	private final QueueHandling handling;
 
-	private final LinkedBlockingQueue<QueueMessage> buffer = new LinkedBlockingQueue<>();
+	/** Claims ahead of the workers and keeps the leases of what this instance holds. */
+	private final QueueFetcher fetcher;
 
 	private final LinkedBlockingQueue<QueueMessage> completions = new LinkedBlockingQueue<>();
 
 	private @Nullable Thread completer;
 
-	private final Map<Long, QueueMessage> held = new ConcurrentHashMap<>();
-
-	private final AtomicInteger inFlight = new AtomicInteger();
-
-	private final Object signal = new Object();
-
-	private boolean signalled;
-
-	private volatile boolean running;
-
-	private volatile boolean frozen;
-
-	private boolean fetchFailing;
-
-	private boolean fetchFailureLogged;
-
 	private final List<Thread> workerThreads = new ArrayList<>();
 
-	private @Nullable Thread fetcher;
+	private @Nullable Thread fetcherThread;
 
 	private @Nullable ScheduledExecutorService maintenance;
 
@@ -116,8 +103,12 @@ public final class QueueWorkers implements AutoCloseable {
 		this.batchCompletions = builder.batchCompletions;
 		this.status = (builder.status != null) ? builder.status
 				: new DatabaseStatus("the queue workers of " + this.queue.owner());
+		this.threadSource = WorkerThreads.of(builder.threadFactory);
+		Map<Long, QueueMessage> held = new ConcurrentHashMap<>();
 		this.handling = new QueueHandling(this.queue, this.handlers, this.withoutTransaction, this.transactions,
-				this.batchCompletions, this.status, this.held, this.completions);
+				this.batchCompletions, this.status, held, this.completions);
+		this.fetcher = new QueueFetcher(this.queue, new ArrayList<>(this.handlers.keySet()), this.threads,
+				this.batchSize, this.pollInterval, this.status, this.handling, held);
 	}
 
 	/**
@@ -133,33 +124,20 @@ public final class QueueWorkers implements AutoCloseable {
 	 * Starts the threads. Does nothing when no queue is subscribed or when already running.
 	 */
 	public synchronized void start() {
-		if (this.running || this.handlers.isEmpty()) {
+		if (this.fetcher.running || this.handlers.isEmpty()) {
 			return;
 		}
-		this.running = true;
+		this.fetcher.running = true;
 		for (int i = 1; i <= this.threads; i++) {
-			Thread worker = new Thread(this::work, "polling-queue-worker-" + i);
-			worker.setDaemon(true);
-			this.workerThreads.add(worker);
-			worker.start();
+			this.workerThreads.add(this.threadSource.start("polling-queue-worker-" + i, this::work));
 		}
 		if (this.batchCompletions) {
-			Thread complete = new Thread(this::completeInBatches, "polling-queue-completer");
-			complete.setDaemon(true);
-			this.completer = complete;
-			complete.start();
+			this.completer = this.threadSource.start("polling-queue-completer", this::completeInBatches);
 		}
-		Thread fetch = new Thread(this::fetch, "polling-queue-fetcher");
-		fetch.setDaemon(true);
-		this.fetcher = fetch;
-		fetch.start();
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "polling-queue-leases");
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.fetcherThread = this.threadSource.start("polling-queue-fetcher", this.fetcher::run);
+		ScheduledExecutorService executor = this.threadSource.timer("polling-queue-leases");
 		long millis = Math.max(1, this.renewInterval.toMillis());
-		executor.scheduleWithFixedDelay(this::maintain, millis, millis, TimeUnit.MILLISECONDS);
+		executor.scheduleWithFixedDelay(this.fetcher::maintain, millis, millis, TimeUnit.MILLISECONDS);
 		this.maintenance = executor;
 		logger.info("Queue workers started for {} with {} thread(s), batches of {}, owner {}", this.handlers.keySet(),
 				this.threads, this.batchSize, this.queue.owner());
@@ -171,20 +149,20 @@ public final class QueueWorkers implements AutoCloseable {
 	 * @param timeout how long to wait for running handlers
 	 */
 	public synchronized void stop(Duration timeout) {
-		if (!this.running) {
+		if (!this.fetcher.running) {
 			return;
 		}
-		this.running = false;
-		if (this.fetcher != null) {
-			this.fetcher.interrupt();
-			join(this.fetcher, Duration.ofSeconds(5));
+		this.fetcher.running = false;
+		if (this.fetcherThread != null) {
+			this.fetcherThread.interrupt();
+			join(this.fetcherThread, Duration.ofSeconds(5));
 		}
-		releaseBuffered();
+		this.fetcher.releaseBuffered();
 		long deadline = System.nanoTime() + timeout.toNanos();
 		for (Thread worker : this.workerThreads) {
 			join(worker, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
 		}
-		releaseBuffered();
+		this.fetcher.releaseBuffered();
 		if (this.completer != null) {
 			join(this.completer, Duration.ofSeconds(10));
 			this.completer = null;
@@ -200,7 +178,7 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 		}
 		this.workerThreads.clear();
-		this.fetcher = null;
+		this.fetcherThread = null;
 		this.maintenance = null;
 	}
 
@@ -214,7 +192,7 @@ public final class QueueWorkers implements AutoCloseable {
 	 * @return {@code true} between start and stop
 	 */
 	public boolean isRunning() {
-		return this.running;
+		return this.fetcher.running;
 	}
 
 	/**
@@ -231,106 +209,21 @@ public final class QueueWorkers implements AutoCloseable {
 	 * @param frozen whether to suspend
 	 */
 	void freeze(boolean frozen) {
-		this.frozen = frozen;
-	}
-
-	/**
-	 * Claims batches ahead of the workers: up to two batches wait in the buffer besides the running
-	 * messages, and the next batch is claimed as soon as it fits, i.e. while a batch is still waiting.
-	 * With room for one batch only, the next claim began when the buffer ran dry, and every worker
-	 * that finished meanwhile waited a claim's round trip and commit for work.
-	 */
-	private void fetch() {
-		int capacity = capacity();
-		List<String> names = new ArrayList<>(this.handlers.keySet());
-		int next = 0;
-		while (this.running) {
-			int room = capacity - this.inFlight.get();
-			if (this.frozen) {
-				awaitSignal();
-				continue;
-			}
-			if (room < this.batchSize && !(this.buffer.isEmpty() && room > 0)) {
-				awaitSignal();
-				continue;
-			}
-			boolean claimedAny = false;
-			try {
-				long started = this.status.roundStarted();
-				for (int i = 0; i < names.size() && room > 0 && this.running; i++) {
-					String name = names.get((next + i) % names.size());
-					List<QueueMessage> claimed = this.queue.claim(name, Math.min(this.batchSize, room));
-					for (QueueMessage message : claimed) {
-						this.held.put(message.id(), message);
-						this.inFlight.incrementAndGet();
-						this.buffer.add(message);
-					}
-					room -= claimed.size();
-					claimedAny |= !claimed.isEmpty();
-				}
-				next = (next + 1) % names.size();
-				this.status.succeeded(DatabaseStatus.QUEUE_WORKERS, started);
-				if (this.fetchFailing) {
-					this.fetchFailing = false;
-					if (this.fetchFailureLogged) {
-						logger.info("Claiming messages of {} works again", names);
-					}
-				}
-			}
-			catch (RuntimeException ex) {
-				// a lost database is logged once by the status; other failures once per streak here
-				boolean outage = this.status.failed("claiming messages", ex);
-				if (!this.fetchFailing) {
-					this.fetchFailing = true;
-					this.fetchFailureLogged = !outage;
-					if (!outage) {
-						logger.warn("Claiming messages of {} failed; trying again every {}: {}", names, this.pollInterval,
-								ex.getMessage());
-					}
-				}
-				sleep(this.pollInterval);
-				continue;
-			}
-			if (!claimedAny) {
-				awaitSignal();
-			}
-		}
-	}
-
-	private void awaitSignal() {
-		synchronized (this.signal) {
-			if (!this.signalled) {
-				try {
-					this.signal.wait(Math.max(1, this.pollInterval.toMillis()));
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					this.running = this.running && !Thread.currentThread().isInterrupted();
-				}
-			}
-			this.signalled = false;
-		}
-	}
-
-	private void wakeFetcher() {
-		synchronized (this.signal) {
-			this.signalled = true;
-			this.signal.notifyAll();
-		}
+		this.fetcher.frozen = frozen;
 	}
 
 	private void work() {
-		while (this.running || !this.buffer.isEmpty()) {
+		while (this.fetcher.running || !this.fetcher.buffer.isEmpty()) {
 			QueueMessage message;
 			try {
-				message = this.buffer.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+				message = this.fetcher.buffer.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				return;
 			}
 			if (message == null) {
-				if (!this.running) {
+				if (!this.fetcher.running) {
 					return;
 				}
 				continue;
@@ -341,25 +234,10 @@ public final class QueueWorkers implements AutoCloseable {
 			}
 			finally {
 				if (!deferred) {
-					finished(message);
+					this.fetcher.finished(message);
 				}
 			}
 		}
-	}
-
-	private void finished(QueueMessage message) {
-		this.held.remove(message.id(), message);
-		int inFlight = this.inFlight.decrementAndGet();
-		// only when the fetcher would claim now (see fetch): waking it for every message cost a context
-		// switch per message on a machine whose cores the database shares
-		if (capacity() - inFlight >= this.batchSize || this.buffer.isEmpty()) {
-			wakeFetcher();
-		}
-	}
-
-	/** The most messages held at once: the running ones and two batches waiting. */
-	private int capacity() {
-		return this.threads + 2 * this.batchSize;
 	}
 
 	/**
@@ -368,11 +246,11 @@ public final class QueueWorkers implements AutoCloseable {
 	 */
 	private void completeInBatches() {
 		List<QueueMessage> batch = new ArrayList<>();
-		while (this.running || !this.completions.isEmpty() || this.inFlight.get() > this.buffer.size()) {
+		while (this.fetcher.running || !this.completions.isEmpty() || this.fetcher.inFlight.get() > this.fetcher.buffer.size()) {
 			try {
 				QueueMessage first = this.completions.poll(this.pollInterval.toMillis(), TimeUnit.MILLISECONDS);
 				if (first == null) {
-					if (!this.running && this.workerThreads.stream().noneMatch(Thread::isAlive)) {
+					if (!this.fetcher.running && this.workerThreads.stream().noneMatch(Thread::isAlive)) {
 						return;
 					}
 					continue;
@@ -392,47 +270,8 @@ public final class QueueWorkers implements AutoCloseable {
 						+ "again after their leases expire: {}", batch.size(), ex.getMessage());
 			}
 			finally {
-				batch.forEach(this::finished);
+				batch.forEach(this.fetcher::finished);
 				batch.clear();
-			}
-		}
-	}
-
-	private void maintain() {
-		if (this.frozen) {
-			return;
-		}
-		try {
-			List<QueueMessage> lost = this.queue.renewLeases(new ArrayList<>(this.held.values()));
-			for (QueueMessage message : lost) {
-				this.held.remove(message.id(), message);
-				if (this.buffer.remove(message)) {
-					this.inFlight.decrementAndGet();
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			this.handling.warnUnlessOutage(ex, "Renewing the leases of {} held message(s) failed: {}", this.held.size(),
-					ex.getMessage());
-		}
-		try {
-			this.queue.expireLeases();
-		}
-		catch (RuntimeException ex) {
-			this.handling.warnUnlessOutage(ex, "Recovering expired leases failed: {}", ex.getMessage());
-		}
-	}
-
-	private void releaseBuffered() {
-		QueueMessage message;
-		while ((message = this.buffer.poll()) != null) {
-			this.held.remove(message.id(), message);
-			this.inFlight.decrementAndGet();
-			try {
-				this.queue.release(message);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not release message {}; it is recovered after its lease expires", message.id(), ex);
 			}
 		}
 	}
@@ -440,15 +279,6 @@ public final class QueueWorkers implements AutoCloseable {
 	private static void join(Thread thread, Duration timeout) {
 		try {
 			thread.join(Math.max(1, timeout.toMillis()));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(Math.max(1, duration.toMillis()));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -480,6 +310,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private @Nullable DatabaseStatus status;
 
+		private ThreadFactory threadFactory = WorkerThreads.platform();
+
 		private Builder(WorkQueue queue) {
 			this.queue = queue;
 		}
@@ -492,7 +324,7 @@ public final class QueueWorkers implements AutoCloseable {
 		 * @throws IllegalStateException if the queue has a handler already
 		 */
 		public Builder subscribe(String queueName, QueueHandler handler) {
-			WorkQueue.validate(queueName, null, "");
+			QueueEnqueues.validate(queueName, null, "");
 			Objects.requireNonNull(handler, "handler must not be null");
 			if (this.handlers.putIfAbsent(queueName, handler) != null) {
 				throw new IllegalStateException("Queue '" + queueName + "' has a handler already: subscribe one "
@@ -612,6 +444,19 @@ public final class QueueWorkers implements AutoCloseable {
 		 */
 		public Builder status(DatabaseStatus status) {
 			this.status = Objects.requireNonNull(status, "status must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets where the threads come from (default: daemon platform threads), e.g. a factory of
+		 * virtual threads on Java 21 or one that propagates a context into the handlers. The workers
+		 * name each thread after its part ({@code polling-queue-worker-1}, {@code polling-queue-fetcher},
+		 * {@code polling-queue-completer}, {@code polling-queue-leases}) whatever the factory named it.
+		 * @param threadFactory the factory
+		 * @return this builder
+		 */
+		public Builder threadFactory(ThreadFactory threadFactory) {
+			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
 			return this;
 		}
 

@@ -9,11 +9,8 @@ import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.Sql;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
+import dev.polling.core.PollingSettings;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -27,16 +24,17 @@ import org.jspecify.annotations.Nullable;
  * lost, nothing done twice, nothing stuck.
  * <ul>
  * <li>{@link #enqueue} joins the caller's transaction (typically right after the inbox said NEW).</li>
- * <li>{@link #claim} takes a batch of ready messages in one short transaction of its own, with
- * {@code FOR UPDATE SKIP LOCKED}, so that instances never wait for or take each other's rows. Each
- * claim sets the owner and a lease in database time, and bumps the row's <em>fence</em>.</li>
- * <li>{@link #complete}, {@link #fail} and {@link #release} write only while the row still carries
- * the claim's fence; otherwise they answer {@link FencedWrite#REJECTED} (counted, not thrown).</li>
- * <li>{@link #renewLeases} extends the leases of everything an instance holds, prefetched messages
- * included, each only under its claim's fence; {@link #expireLeases} recovers messages whose lease
- * ran out (their holder stopped) as FAILED and claimable at once, bumping the fence so the old
- * holder cannot complete. An expired lease does not count as an attempt: attempts count handler
- * failures ({@link #fail}), so instances that crash while holding a message never use them up.</li>
+ * <li>{@link QueueWorkers} claim batches of ready messages in short transactions of their own,
+ * with {@code FOR UPDATE SKIP LOCKED}, so that instances never wait for or take each other's rows.
+ * Each claim sets the owner and a lease in database time, and bumps the row's <em>fence</em>.</li>
+ * <li>Completions, failures and releases write only while the row still carries the claim's fence;
+ * otherwise they answer {@link FencedWrite#REJECTED} (counted by the {@link QueueListener}, not
+ * thrown).</li>
+ * <li>The workers renew the leases of everything their instance holds, prefetched messages
+ * included, each only under its claim's fence, and recover messages whose lease ran out (their
+ * holder stopped) as FAILED and claimable at once, bumping the fence so the old holder cannot
+ * complete. An expired lease does not count as an attempt: attempts count handler failures, so
+ * instances that crash while holding a message never use them up.</li>
  * <li>Messages with a business key are processed one at a time per key, in enqueue order: only the
  * oldest open message of a key (its head) is claimable; the younger ones wait in state BLOCKED
  * until the head is DONE (or, DEAD, discarded), so claims never read them and cost the same however
@@ -66,17 +64,6 @@ public final class WorkQueue {
 
 	/** Default lease of a claim. */
 	public static final Duration DEFAULT_LEASE_TIME = Duration.ofSeconds(30);
-
-	static final int MAX_ERROR_LENGTH = 1000;
-
-	/**
-	 * The condition of every fenced write: the row still carries the claim's fence and is in
-	 * progress. The state test is written so that it implies no partial index's predicate: a plan
-	 * the server reuses for any parameters (a generic plan of a prepared statement) can then only
-	 * find the row by its primary key, never by scanning the index of rows in progress, which a plan
-	 * made while the statistics counted none of them chose (measured: 20,000 rows read per write).
-	 */
-	static final String HELD = " WHERE id = ? AND fence = ? AND COALESCE(state, '') = 'IN_PROGRESS'";
 
 	private final ConnectionProvider connections;
 
@@ -125,7 +112,7 @@ public final class WorkQueue {
 		this.outcomes = new QueueOutcomes(builder.dataSource, this.connections, this.tables, time, builder.backoff,
 				builder.listener, heads, this.deleteWhenDone);
 		this.enqueues = new QueueEnqueues(table, time, this.maxAttempts, builder.listener, heads);
-		this.admin = new QueueAdmin(this, builder.dataSource, dialect, this.tables, time, heads);
+		this.admin = new QueueAdmin(this.outcomes, builder.dataSource, dialect, this.tables, time, heads);
 	}
 
 	/**
@@ -169,7 +156,7 @@ public final class WorkQueue {
 	 * @return the message id
 	 */
 	public long enqueue(Connection connection, String queue, @Nullable String businessKey, String payload) {
-		validate(queue, businessKey, payload);
+		QueueEnqueues.validate(queue, businessKey, payload);
 		return this.enqueues.enqueue(connection, queue, businessKey, payload);
 	}
 
@@ -201,7 +188,7 @@ public final class WorkQueue {
 		Objects.requireNonNull(messages, "messages must not be null");
 		for (int i = 0; i < messages.size(); i++) {
 			NewMessage message = Objects.requireNonNull(messages.get(i), "messages[" + i + "] must not be null");
-			validate(queue, message.businessKey(), message.payload());
+			QueueEnqueues.validate(queue, message.businessKey(), message.payload());
 		}
 		if (messages.isEmpty()) {
 			return 0;
@@ -209,30 +196,14 @@ public final class WorkQueue {
 		return this.enqueues.enqueueAll(connection, queue, messages);
 	}
 
-	static void validate(@Nullable String queue, @Nullable String businessKey, @Nullable String payload) {
-		Arguments.key("queue", queue, MAX_QUEUE_LENGTH, "name the queue in at most " + MAX_QUEUE_LENGTH
-				+ " characters, e.g. \"mails\"");
-		if (businessKey != null) {
-			Arguments.key("businessKey", businessKey, MAX_KEY_LENGTH,
-					"pass null for an unordered message, or a key of at most " + MAX_KEY_LENGTH
-							+ " characters (e.g. a customer id or a hash of a longer key)");
-		}
-		Arguments.payload("payload", payload, MAX_PAYLOAD_LENGTH);
-	}
-
-	// ---- claim and fenced writes
+	// ---- the workers' protocol (QueueWorkers, QueueHandling): package-private, not an API
 
 	/**
 	 * Claims up to {@code limit} ready messages of a queue for this instance, oldest first, in a
-	 * transaction of its own. Never waits for rows other instances are claiming. Per-key ordering
-	 * holds whatever the claim order: a message is claimable only when no older message of its key
-	 * is open.
-	 * @param queue the queue name
-	 * @param limit the most messages to claim, 1 to 1000
-	 * @return the claimed messages in id order, possibly none
-	 * @throws DataAccessFailure if the database fails
+	 * transaction of its own, with {@code SKIP LOCKED}; per-key order holds (a message is claimable
+	 * only when no older message of its key is open).
 	 */
-	public List<QueueMessage> claim(String queue, int limit) {
+	List<QueueMessage> claim(String queue, int limit) {
 		Arguments.key("queue", queue, MAX_QUEUE_LENGTH, "pass the queue name used to enqueue");
 		if (limit < 1 || limit > 1000) {
 			throw new IllegalArgumentException("limit must be between 1 and 1000 but was " + limit
@@ -241,12 +212,8 @@ public final class WorkQueue {
 		return this.leases.claim(queue, limit);
 	}
 
-	/**
-	 * Marks a claimed message DONE, in the transaction of the provider's connection.
-	 * @param message the claimed message
-	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
-	 */
-	public FencedWrite complete(QueueMessage message) {
+	/** Marks a claimed message DONE in the transaction of the provider's connection; fenced. */
+	FencedWrite complete(QueueMessage message) {
 		Connection connection = obtain();
 		try {
 			return complete(connection, message);
@@ -256,98 +223,44 @@ public final class WorkQueue {
 		}
 	}
 
-	/**
-	 * Marks a claimed message DONE on the given connection, e.g. in the transaction of the work the
-	 * message caused.
-	 * @param connection the connection
-	 * @param message the claimed message
-	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
-	 */
-	public FencedWrite complete(Connection connection, QueueMessage message) {
+	/** Marks a claimed message DONE on the given connection (e.g. the handler's transaction); fenced. */
+	FencedWrite complete(Connection connection, QueueMessage message) {
 		return this.outcomes.complete(connection, message);
 	}
 
-	/**
-	 * Marks several claimed messages DONE in one transaction of its own (one JDBC batch), so that
-	 * many completions share one commit. Each is fenced like {@link #complete(QueueMessage)}.
-	 * @param messages the claimed messages
-	 * @return the outcome per message, in the same order
-	 */
-	public List<FencedWrite> completeAll(List<QueueMessage> messages) {
+	/** Marks claimed messages DONE in one transaction of its own (one JDBC batch), each fenced. */
+	List<FencedWrite> completeAll(List<QueueMessage> messages) {
 		return this.outcomes.completeAll(messages);
 	}
 
-	/**
-	 * Records a failed attempt: FAILED with a retry after the backoff, or DEAD on the last attempt.
-	 * Stores the failure's class and message (no stack trace), cut to 1000 characters.
-	 * @param message the claimed message
-	 * @param failure why it failed
-	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
-	 */
-	public FencedWrite fail(QueueMessage message, Throwable failure) {
+	/** Records a failed attempt: FAILED with a retry after the backoff, or DEAD on the last; fenced. */
+	FencedWrite fail(QueueMessage message, Throwable failure) {
 		return this.outcomes.fail(message, failure);
 	}
 
-	/**
-	 * Gives a claimed message back after a transient failure that is not the handler's (the database
-	 * rolled the transaction back: a deadlock, a lost connection, a timeout): FAILED, claimable again
-	 * after the backoff, without counting an attempt.
-	 * @param message the claimed message
-	 * @param failure what went wrong, kept as the last error
-	 * @return {@link FencedWrite#REJECTED} if the claim was lost (counted, nothing written)
-	 */
-	public FencedWrite postpone(QueueMessage message, Throwable failure) {
+	/** Gives a message back after a transient database failure, without counting an attempt; fenced. */
+	FencedWrite postpone(QueueMessage message, Throwable failure) {
 		return this.outcomes.postpone(message, failure);
 	}
 
-	/**
-	 * A job's message (see {@code JobScheduler}) that went DEAD fails its job; one retried by an
-	 * operator makes the job DISPATCHED again. Messages that are not a job's change nothing.
-	 */
-	void markJob(Connection connection, long messageId, String state, @Nullable String error)
-			throws SQLException {
-		this.outcomes.markJob(connection, messageId, state, error);
-	}
-
-	/**
-	 * Gives a claimed but unprocessed message back (e.g. prefetched when the workers stop): it
-	 * becomes claimable at once; no attempt is counted.
-	 * @param message the claimed message
-	 * @return {@link FencedWrite#REJECTED} if the claim was lost already
-	 */
-	public FencedWrite release(QueueMessage message) {
+	/** Gives a claimed, unprocessed message back, claimable at once, no attempt counted; fenced. */
+	FencedWrite release(QueueMessage message) {
 		return this.outcomes.release(message);
 	}
 
-	@FunctionalInterface
-	interface Binder {
-
-		void bind(PreparedStatement statement) throws SQLException;
-
-	}
-
-	// ---- leases
-
 	/**
-	 * Extends the lease of every message this instance holds (running and prefetched) in one
-	 * statement per 500 messages, and answers those no longer held.
-	 * @param held the messages this instance believes it holds
-	 * @return the messages whose claim was lost (lease expired and recovered or reclaimed)
-	 * @throws DataAccessFailure if the database fails
+	 * Extends the lease of every message this instance holds, under each claim's fence, and answers
+	 * those no longer held.
 	 */
-	public List<QueueMessage> renewLeases(Collection<QueueMessage> held) {
+	List<QueueMessage> renewLeases(Collection<QueueMessage> held) {
 		return this.leases.renewLeases(held);
 	}
 
 	/**
-	 * Recovers messages whose lease expired (their holder stopped renewing): FAILED and claimable at
-	 * once, without counting an attempt (a handler that fails counts; an instance that crashed or
-	 * froze does not). Bumps the fence, so the old holder's late writes are rejected. Safe to run on
-	 * every instance at once.
-	 * @return how many leases this call recovered
-	 * @throws DataAccessFailure if the database fails
+	 * Recovers messages whose lease expired: FAILED and claimable at once, no attempt counted, the
+	 * fence bumped so the old holder's late writes are rejected. Safe on every instance at once.
 	 */
-	public int expireLeases() {
+	int expireLeases() {
 		return this.leases.expireLeases();
 	}
 
@@ -435,17 +348,6 @@ public final class WorkQueue {
 		Sql.release(this.connections, connection, this.table);
 	}
 
-	static String defaultInstanceId() {
-		String host;
-		try {
-			host = InetAddress.getLocalHost().getHostName();
-		}
-		catch (Exception ex) {
-			host = "localhost";
-		}
-		return host + ":" + ManagementFactory.getRuntimeMXBean().getPid();
-	}
-
 	/**
 	 * Builds a {@link WorkQueue}.
 	 */
@@ -459,7 +361,7 @@ public final class WorkQueue {
 
 		private TableNames tables = TableNames.defaults();
 
-		private String instanceId = defaultInstanceId();
+		private String instanceId = PollingSettings.defaultInstanceId();
 
 		private Duration leaseTime = DEFAULT_LEASE_TIME;
 

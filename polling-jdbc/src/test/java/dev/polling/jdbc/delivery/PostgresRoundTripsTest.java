@@ -6,6 +6,7 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.Schema;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.queue.NewMessage;
+import dev.polling.jdbc.queue.QueueProtocol;
 import dev.polling.jdbc.queue.WorkQueue;
 import dev.polling.jdbc.test.StatementLog;
 import dev.polling.jdbc.test.TestDatabase;
@@ -114,7 +115,7 @@ class PostgresRoundTripsTest {
 		}
 		queue.enqueueAll("claims", messages);
 		this.log.clear();
-		assertThat(queue.claim("claims", 10)).hasSize(10);
+		assertThat(QueueProtocol.claim(queue, "claims", 10)).hasSize(10);
 		assertThat(this.log.statements()).hasSize(1);
 		assertThat(this.log.commits()).isZero();
 		assertThat(this.database.queryForLong("SELECT COUNT(*) FROM polling_queue WHERE state = 'IN_PROGRESS'")).isEqualTo(10);

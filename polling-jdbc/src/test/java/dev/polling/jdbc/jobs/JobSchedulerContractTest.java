@@ -29,6 +29,7 @@ import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.QueueMessage;
+import dev.polling.jdbc.queue.QueueProtocol;
 import dev.polling.jdbc.queue.WorkQueue;
 import dev.polling.jdbc.test.DatabaseTest;
 import dev.polling.jdbc.test.Faults;
@@ -98,10 +99,10 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 				int done = 0;
 				while (System.nanoTime() < deadline && executions.values().stream().mapToInt(AtomicInteger::get).sum() < jobs) {
 					scheduler.dispatchDue(queue, 200);
-					List<QueueMessage> claimed = queue.claim("once", 50);
+					List<QueueMessage> claimed = QueueProtocol.claim(queue, "once", 50);
 					for (QueueMessage message : claimed) {
 						executions.computeIfAbsent(message.payload(), (k) -> new AtomicInteger()).incrementAndGet();
-						queue.complete(message);
+						QueueProtocol.complete(queue, message);
 						done++;
 					}
 					if (claimed.isEmpty()) {
@@ -162,28 +163,28 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		long job = scheduler.schedule("handled", "order-1", Duration.ZERO, "fails once");
 		scheduler.dispatchDue(queue, 100);
 		assertThat(count("id = " + job + " AND state = 'DISPATCHED'")).isOne();
-		QueueMessage message = queue.claim("handled", 1).get(0);
-		assertThat(queue.fail(message, new IllegalStateException("handler gave up"))).isEqualTo(FencedWrite.APPLIED);
+		QueueMessage message = QueueProtocol.claim(queue, "handled", 1).get(0);
+		assertThat(QueueProtocol.fail(queue, message, new IllegalStateException("handler gave up"))).isEqualTo(FencedWrite.APPLIED);
 		assertThat(count("id = " + job + " AND state = 'FAILED' AND last_error LIKE '%handler gave up%'")).isOne();
 
 		assertThat(scheduler.requeue(queue, job + 1000)).isFalse();
 		assertThat(scheduler.requeue(queue, job)).isTrue();
 		assertThat(count("id = " + job + " AND state = 'DISPATCHED'")).isOne();
 		assertThat(scheduler.requeue(queue, job)).as("only FAILED jobs").isFalse();
-		QueueMessage again = queue.claim("handled", 1).get(0);
+		QueueMessage again = QueueProtocol.claim(queue, "handled", 1).get(0);
 		assertThat(again.id()).isEqualTo(message.id());
-		assertThat(queue.complete(again)).isEqualTo(FencedWrite.APPLIED);
+		assertThat(QueueProtocol.complete(queue, again)).isEqualTo(FencedWrite.APPLIED);
 
 		// a failed job whose message an operator discarded is scheduled again
 		long other = scheduler.schedule("handled", "order-2", Duration.ZERO, "fails, discarded");
 		scheduler.dispatchDue(queue, 100);
-		QueueMessage doomed = queue.claim("handled", 1).get(0);
-		queue.fail(doomed, new IllegalStateException("no"));
+		QueueMessage doomed = QueueProtocol.claim(queue, "handled", 1).get(0);
+		QueueProtocol.fail(queue, doomed, new IllegalStateException("no"));
 		assertThat(queue.admin().discard(doomed.id())).isTrue();
 		assertThat(scheduler.requeue(queue, other)).isTrue();
 		assertThat(count("id = " + other + " AND state = 'SCHEDULED' AND message_id IS NULL")).isOne();
 		scheduler.dispatchDue(queue, 100);
-		assertThat(queue.claim("handled", 1)).extracting(QueueMessage::payload).containsExactly("fails, discarded");
+		assertThat(QueueProtocol.claim(queue, "handled", 1)).extracting(QueueMessage::payload).containsExactly("fails, discarded");
 	}
 
 	/**
@@ -238,7 +239,7 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 				.until(() -> isLocked("payload = 'older'"));
 			second.dispatchDue(WorkQueue.builder(pool()).instanceId("b").build(), 10);
 			// the older job's message is not committed yet
-			assertThat(queue.claim("ordered", 10)).extracting(QueueMessage::payload)
+			assertThat(QueueProtocol.claim(queue, "ordered", 10)).extracting(QueueMessage::payload)
 				.as("claimable while the older job is being dispatched")
 				.doesNotContain("younger");
 		}
@@ -252,9 +253,9 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		});
 		List<String> order = new ArrayList<>();
 		Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-			for (QueueMessage message : queue.claim("ordered", 10)) {
+			for (QueueMessage message : QueueProtocol.claim(queue, "ordered", 10)) {
 				order.add(message.payload());
-				queue.complete(message);
+				QueueProtocol.complete(queue, message);
 			}
 			return order.size() == 2;
 		});
@@ -472,12 +473,12 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		assertThat(dispatched.state()).isEqualTo(JobState.DISPATCHED);
 		assertThat(dispatched.messageId()).isNotNull();
 		assertThat(dispatched.dispatchedAt()).isNotNull();
-		for (QueueMessage message : queue.claim("admin-overdue", 10)) {
+		for (QueueMessage message : QueueProtocol.claim(queue, "admin-overdue", 10)) {
 			if (message.id() == dispatched.messageId()) {
-				queue.fail(message, new IllegalStateException("the handler gave up"));
+				QueueProtocol.fail(queue, message, new IllegalStateException("the handler gave up"));
 			}
 			else {
-				queue.complete(message);
+				QueueProtocol.complete(queue, message);
 			}
 		}
 		assertThat(admin.entries(JobQuery.of(JobState.FAILED).withQueue("admin-overdue"))).singleElement()
@@ -491,7 +492,7 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		assertThat(admin.requeue(queue, old)).isFalse();
 		assertThat(admin.entry(old).orElseThrow().state()).isEqualTo(JobState.DISPATCHED);
 		assertThat(admin.entries(JobQuery.of(JobState.FAILED).withQueue("admin-overdue"))).isEmpty();
-		assertThat(queue.claim("admin-overdue", 10)).extracting(QueueMessage::id).containsExactly(dispatched.messageId());
+		assertThat(QueueProtocol.claim(queue, "admin-overdue", 10)).extracting(QueueMessage::id).containsExactly(dispatched.messageId());
 		assertThat(scheduler.cancel("admin-overdue", "future")).isOne();
 		assertThat(admin.entry(future).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
 	}
@@ -627,7 +628,7 @@ abstract class JobSchedulerContractTest extends DatabaseTest {
 		List<QueueMessage> claimed = List.of();
 		while (claimed.isEmpty() && System.nanoTime() < deadline) {
 			scheduler.dispatchDue(queue, 10);
-			claimed = queue.claim("restart", 10);
+			claimed = QueueProtocol.claim(queue, "restart", 10);
 		}
 		assertThat(claimed).extracting(QueueMessage::payload).containsExactly("after-restart");
 	}

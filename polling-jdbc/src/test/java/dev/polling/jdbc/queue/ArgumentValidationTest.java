@@ -12,40 +12,40 @@ class ArgumentValidationTest {
 
 	@Test
 	void rejectsANullQueueNameNamingTheArgument() {
-		assertThatNullPointerException().isThrownBy(() -> WorkQueue.validate(null, "k", "p"))
+		assertThatNullPointerException().isThrownBy(() -> QueueEnqueues.validate(null, "k", "p"))
 			.withMessageStartingWith("queue must not be null");
 	}
 
 	@Test
 	void rejectsABlankQueueName() {
-		assertThatIllegalArgumentException().isThrownBy(() -> WorkQueue.validate("  ", "k", "p"))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueEnqueues.validate("  ", "k", "p"))
 			.withMessageContaining("queue must not be blank");
 	}
 
 	@Test
 	void rejectsAnOversizeBusinessKeyWithItsLengthAndTheFix() {
-		assertThatIllegalArgumentException().isThrownBy(() -> WorkQueue.validate("q", "k".repeat(256), "p"))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueEnqueues.validate("q", "k".repeat(256), "p"))
 			.withMessageContaining("businessKey is 256 characters long, the limit is 255")
 			.withMessageContaining("hash");
 	}
 
 	@Test
 	void acceptsANullBusinessKeyForUnorderedMessages() {
-		WorkQueue.validate("q", null, "p");
+		QueueEnqueues.validate("q", null, "p");
 	}
 
 	@Test
 	void rejectsAControlCharacterInTheBusinessKey() {
-		assertThatIllegalArgumentException().isThrownBy(() -> WorkQueue.validate("q", "a\u0000b", "p"))
+		assertThatIllegalArgumentException().isThrownBy(() -> QueueEnqueues.validate("q", "a\u0000b", "p"))
 			.withMessageContaining("control character U+0000 at index 1");
 	}
 
 	@Test
 	void rejectsANullOrOversizePayload() {
-		assertThatNullPointerException().isThrownBy(() -> WorkQueue.validate("q", null, null))
+		assertThatNullPointerException().isThrownBy(() -> QueueEnqueues.validate("q", null, null))
 			.withMessageContaining("payload must not be null");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> WorkQueue.validate("q", null, "x".repeat(WorkQueue.MAX_PAYLOAD_LENGTH + 1)))
+			.isThrownBy(() -> QueueEnqueues.validate("q", null, "x".repeat(WorkQueue.MAX_PAYLOAD_LENGTH + 1)))
 			.withMessageContaining("payload is 1000001 characters long, the limit is 1000000");
 	}
 

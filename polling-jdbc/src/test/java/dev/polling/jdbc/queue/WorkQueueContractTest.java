@@ -1121,7 +1121,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 		String other = this.queueName + "-other";
 		dev.polling.jdbc.jobs.JobScheduler scheduler = dev.polling.jdbc.jobs.JobScheduler.create(pool());
 		long job = scheduler.schedule(this.queueName, "job-1", Duration.ZERO, "a job");
-		assertThat(scheduler.dispatchDue(queue, 100).dispatched()).isOne();
+		assertThat(dev.polling.jdbc.jobs.JobProtocol.dispatchDue(scheduler, queue, 100).dispatched()).isOne();
 		long keyless = queue.enqueue(this.queueName, null, "no key");
 		long head = queue.enqueue(this.queueName, "order-1", "head");
 		long behind = queue.enqueue(this.queueName, "order-1", "behind the head");

@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
@@ -101,6 +102,16 @@ public final class PollingJdbcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnPollingJdbcCondition.AnyUse.class)
+	PollingWorkerThreads pollingWorkerThreads(Environment environment,
+			ObjectProvider<SimpleAsyncTaskExecutorBuilder> builder) {
+		// Boot's builder carries its customizers and task decorator; never the shared applicationTaskExecutor
+		return new PollingWorkerThreads(Threading.VIRTUAL.isActive(environment),
+				builder.getIfAvailable(SimpleAsyncTaskExecutorBuilder::new));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnPollingJdbcCondition.AnyUse.class)
 	DatabaseStatus pollingDatabaseStatus(Environment environment) {
 		// shared by the queue workers, the delivery dispatcher and the job dispatcher: an outage is logged once
 		return new DatabaseStatus(instanceId(environment).orElse("this instance"));
@@ -144,7 +155,7 @@ public final class PollingJdbcAutoConfiguration {
 		JobDispatcherLifecycle pollingJobDispatcher(JobScheduler scheduler, WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<PollingManager> manager, ListableBeanFactory beans,
 				ObjectProvider<ClusterCoordinator> coordinators, ObjectProvider<DatabaseStatus> status,
-				ObjectProvider<PollingProperties> pollingProperties) {
+				ObjectProvider<PollingProperties> pollingProperties, PollingWorkerThreads threads) {
 			PollingJdbcProperties.Jobs settings = properties.getJobs();
 			Duration failover = settings.getFailoverPeriod();
 			JobDispatcher.Builder builder = JobDispatcher.builder(scheduler, queue)
@@ -152,6 +163,7 @@ public final class PollingJdbcAutoConfiguration {
 				.batchSize(settings.getBatchSize())
 				.failoverPeriod(failover)
 				.shutdownWait(polling(pollingProperties).getShutdown().getTimeout())
+				.threadFactory(threads.threadFactory("polling-job-dispatcher"))
 				.status(status.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.observer(jobsObserver(beans));
 			String cluster = settings.getCluster();
@@ -303,9 +315,10 @@ public final class PollingJdbcAutoConfiguration {
 		QueueWorkersLifecycle pollingQueueWorkers(WorkQueue queue, PollingJdbcProperties properties,
 				ObjectProvider<QueueSubscription> subscriptions, ObjectProvider<PlatformTransactionManager> transactions,
 				PollingTaskSchedulers schedulers, ObjectProvider<DatabaseStatus> databaseStatus,
-				ObjectProvider<PollingProperties> pollingProperties) {
+				ObjectProvider<PollingProperties> pollingProperties, PollingWorkerThreads threads) {
 			PollingJdbcProperties.Queue settings = properties.getQueue();
 			QueueWorkers.Builder builder = QueueWorkers.builder(queue)
+				.threadFactory(threads.threadFactory("polling-queue"))
 				.status(databaseStatus.getIfAvailable(() -> new DatabaseStatus("this instance")))
 				.threads(settings.getWorkers().getThreads())
 				.batchSize(settings.getWorkers().getBatchSize())
@@ -356,12 +369,18 @@ public final class PollingJdbcAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		DeliveryDispatcherLifecycle pollingDeliveryDispatcher(DeliveryGuard guard, PollingJdbcProperties properties,
-				ObjectProvider<DatabaseStatus> status, ObjectProvider<PollingProperties> pollingProperties) {
+				ObjectProvider<DatabaseStatus> status, ObjectProvider<PollingProperties> pollingProperties,
+				PollingWorkerThreads threads) {
 			PollingJdbcProperties.Delivery settings = properties.getDelivery();
 			JdbcPartProperties.Workers workers = settings.getWorkers();
-			return new DeliveryDispatcherLifecycle(new DeliveryDispatcher(guard, workers.getThreads(), workers.getBatchSize(),
-					workers.getPollInterval(), settings.getRecoverInterval(), status.getIfAvailable()),
-					polling(pollingProperties).getShutdown().getTimeout());
+			DeliveryDispatcher dispatcher = DeliveryDispatcher.builder(guard)
+				.threads(workers.getThreads())
+				.batchSize(workers.getBatchSize())
+				.intervals(workers.getPollInterval(), settings.getRecoverInterval())
+				.status(status.getIfAvailable())
+				.threadFactory(threads.threadFactory("polling-delivery"))
+				.build();
+			return new DeliveryDispatcherLifecycle(dispatcher, polling(pollingProperties).getShutdown().getTimeout());
 		}
 
 		@Bean

@@ -84,7 +84,7 @@ class PollingTaskSchedulersTests {
 	}
 
 	/** Thread.isVirtual() where the JDK has it (21+; the code is compiled for 17). */
-	private static boolean isVirtual(Thread thread) {
+	static boolean isVirtual(Thread thread) {
 		try {
 			return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
 		}
