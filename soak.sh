@@ -8,7 +8,7 @@
 # sessions and the rows per state. At the end: no mail lost or processed twice, no one-second period
 # in which two instances ran one tick cluster, and per series whether it stayed within ±5 % from
 # minute 10 on (SoakDriver's Javadoc, docs/reliability.md "Soak (60 minutes)").
-#   ./soak.sh              60 minutes, a restart every 10 minutes, 3 mails per second
+#   ./soak.sh              60 minutes, a restart every 10 minutes, 2 mails per second
 #   ./soak.sh 3 1          a 3-minute trial with a restart every minute
 #   ./soak.sh 60 10 5      ... at 5 mails per second
 # Needs a JDK 17+ with jcmd, and Linux (/proc). Logs and soak-report.md (the tables): soak-work/.
