@@ -14,7 +14,8 @@ import java.util.Set;
  * restarted). A series is flat when, over the minutes of the window, every value lies within
  * ±{@link #FLAT_PERCENT} % of the middle of its range: {@code (max - min) / (max + min) <= 5 %}
  * (a series that is 0 throughout is flat). A minute in the window without a value (the instance did
- * not answer) makes the series not flat: nothing is left out.
+ * not answer) makes the series not flat: nothing is left out. Beside the verdict, the trend (the
+ * least-squares slope) tells a series that grows from one that only scatters.
  */
 final class SoakSeries {
 
@@ -39,8 +40,10 @@ final class SoakSeries {
 	 * @param min smallest value
 	 * @param max largest value
 	 * @param missing minutes of the window without a value
+	 * @param slopePercent the least-squares slope of the values over the minutes, in % of their mean per
+	 * 10 minutes (0 when the mean is 0 or there are fewer than two values): a trend, apart from the spread
 	 */
-	record Summary(String name, double min, double max, int missing) {
+	record Summary(String name, double min, double max, int missing, double slopePercent) {
 
 		/** Half the range relative to its middle, in %: all values lie within ± this of {@code (max + min) / 2}. */
 		double spreadPercent() {
@@ -89,6 +92,7 @@ final class SoakSeries {
 			double min = Double.POSITIVE_INFINITY;
 			double max = Double.NEGATIVE_INFINITY;
 			int missing = 0;
+			List<double[]> points = new ArrayList<>();
 			for (Row row : this.rows) {
 				if (row.minute < from || row.minute > to) {
 					continue;
@@ -100,14 +104,32 @@ final class SoakSeries {
 				}
 				min = Math.min(min, value);
 				max = Math.max(max, value);
+				points.add(new double[] { row.minute, value });
 			}
 			if (min > max) {
 				min = 0;
 				max = 0;
 			}
-			summaries.add(new Summary(name, min, max, missing));
+			summaries.add(new Summary(name, min, max, missing, slopePercent(points)));
 		}
 		return summaries;
+	}
+
+	/** The least-squares slope of (minute, value) points in % of the mean value per 10 minutes. */
+	static double slopePercent(List<double[]> points) {
+		int n = points.size();
+		if (n < 2) {
+			return 0;
+		}
+		double meanX = points.stream().mapToDouble((p) -> p[0]).average().orElse(0);
+		double meanY = points.stream().mapToDouble((p) -> p[1]).average().orElse(0);
+		double covariance = 0;
+		double variance = 0;
+		for (double[] point : points) {
+			covariance += (point[0] - meanX) * (point[1] - meanY);
+			variance += (point[0] - meanX) * (point[0] - meanX);
+		}
+		return (meanY == 0 || variance == 0) ? 0 : 100.0 * 10 * covariance / variance / meanY;
 	}
 
 	/**
@@ -140,17 +162,17 @@ final class SoakSeries {
 	}
 
 	/**
-	 * The summaries as a Markdown table: per series min, max, spread and verdict.
+	 * The summaries as a Markdown table: per series min, max, spread, trend and verdict.
 	 * @param summaries the summaries
 	 * @return the lines
 	 */
 	static List<String> summaryTable(List<Summary> summaries) {
 		List<String> lines = new ArrayList<>();
-		lines.add("| series | min | max | spread | flat (±5 %) |");
-		lines.add("|---|---:|---:|---:|---|");
+		lines.add("| series | min | max | spread | trend per 10 min | flat (±5 %) |");
+		lines.add("|---|---:|---:|---:|---:|---|");
 		for (Summary summary : summaries) {
-			lines.add(String.format(Locale.ROOT, "| %s | %s | %s | ±%.1f %% | %s |", summary.name(), format(summary.min()),
-					format(summary.max()), summary.spreadPercent(),
+			lines.add(String.format(Locale.ROOT, "| %s | %s | %s | ±%.1f %% | %+.1f %% | %s |", summary.name(), format(summary.min()),
+					format(summary.max()), summary.spreadPercent(), summary.slopePercent(),
 					summary.flat() ? "yes"
 							: (summary.missing() > 0) ? "no: " + summary.missing() + " minutes without a value"
 									: String.format(Locale.ROOT, "no, by %.1f points", summary.missedBy())));

@@ -39,7 +39,10 @@ class SoakSeriesTests {
 		assertThat(summary.spreadPercent()).isCloseTo(100.0 * 20 / 140, org.assertj.core.data.Offset.offset(1e-9));
 		assertThat(summary.flat()).isFalse();
 		assertThat(summary.missedBy()).isCloseTo(100.0 * 20 / 140 - 5, org.assertj.core.data.Offset.offset(1e-9));
-		assertThat(SoakSeries.summaryTable(List.of(summary))).last().asString().contains("| threads | 60 | 80 | ±14.3 % | no, by 9.3 points |");
+		// from 60 to 80 in one minute: +20 per minute on a mean of 70, +285.7 % per 10 minutes
+		assertThat(summary.slopePercent()).isCloseTo(100.0 * 10 * 20 / 70, org.assertj.core.data.Offset.offset(1e-9));
+		assertThat(SoakSeries.summaryTable(List.of(summary))).last()
+			.isEqualTo("| threads | 60 | 80 | ±14.3 % | +285.7 % | no, by 9.3 points |");
 	}
 
 	@Test
@@ -59,6 +62,21 @@ class SoakSeriesTests {
 		assertThat(summaries.get(1).flat()).isFalse();
 		assertThat(series.table(Map.of("i1 fd", "fd"))).containsExactly("| min | queue FAILED | fd | note |", "|---:|---:|---:|---|",
 				"| 1 | 0 | 200 |  |", "| 2 | 0 | - | instance-1 restarted |");
+	}
+
+	@Test
+	void valuesThatScatterWithoutGrowingHaveNoTrend() {
+		SoakSeries series = new SoakSeries();
+		// mirror-symmetric in time: each value has its twin as far from the middle on the other side
+		double[] values = { 100, 120, 100, 120, 100, 120, 120, 100, 120, 100, 120, 100 };
+		for (int minute = 0; minute < values.length; minute++) {
+			series.add(minute, "", Map.of("fd", values[minute]));
+		}
+
+		SoakSeries.Summary summary = series.summaries(0, values.length - 1).get(0);
+
+		assertThat(summary.flat()).isFalse();
+		assertThat(summary.slopePercent()).isCloseTo(0.0, org.assertj.core.data.Offset.offset(1e-9));
 	}
 
 	@Test
