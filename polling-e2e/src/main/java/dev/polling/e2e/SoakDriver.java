@@ -59,6 +59,8 @@ import dev.polling.jdbc.queue.MessageState;
  *
  * <p>Arguments: {@code [minutes] [restart-every-minutes] [mails-per-second]} (defaults 60, 10, 2:
  * 7,200 mails an hour, the chaos run's count, whose confirmations the mail server's 128 MB hold).
+ * Mails go out for one minute beyond the last sample (7,320 in 61 minutes by default), so that the
+ * last sample too is taken under traffic.
  * The last line is {@code soak: OK ...} (exit code 0) when every goal is met, else
  * {@code soak: MISSED ...} naming each missed goal and by how much (exit code 1).
  */
@@ -70,7 +72,8 @@ public final class SoakDriver {
 
 	static final String INBOX_RETENTION = "10m";
 
-	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(150);
+	/** After the last sample: the minute of sending that is left, then the processing. */
+	private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(210);
 
 	private static final Duration RESTART_TIMEOUT = Duration.ofSeconds(150);
 
@@ -160,8 +163,13 @@ public final class SoakDriver {
 					+ ", e.g. ./soak.sh 60 10 3 (minutes, restart every 10 minutes, 3 mails per second)");
 		}
 
+		/** How long mails are sent: one minute beyond the last sample, so that it is taken under traffic too. */
+		Duration sending() {
+			return Duration.ofMinutes(this.minutes + 1L);
+		}
+
 		int mails() {
-			return (int) Math.round(this.mailsPerSecond * this.minutes * 60);
+			return (int) Math.round(this.mailsPerSecond * sending().toSeconds());
 		}
 
 	}
@@ -178,7 +186,7 @@ public final class SoakDriver {
 		}
 		DemoDriver.Jars jars = DemoDriver.jarsOrExit("soak");
 		String java = ProcessHandle.current().info().command().orElse("java");
-		DemoDriver demo = new DemoDriver(settings.mails(), Duration.ofMinutes(settings.minutes()),
+		DemoDriver demo = new DemoDriver(settings.mails(), settings.sending(),
 				Path.of(System.getProperty("demo.work", "soak-work")), java, jars);
 		ChaosDriver.addTickClusters(demo);
 		demo.instanceArguments.addAll(List.of("--e2e.ticks.period=1s", "--polling.jdbc.queue.retention=" + RETENTION,

@@ -90,7 +90,8 @@ class SoakSeriesTests {
 	@Test
 	void argumentsHaveDefaultsAndABadOneIsNamed() {
 		assertThat(SoakDriver.Settings.parse(new String[0])).isEqualTo(new SoakDriver.Settings(60, 10, 2.0));
-		assertThat(SoakDriver.Settings.parse(new String[] { "3", "1", "0.5" }).mails()).isEqualTo(90);
+		// sent for one minute beyond the last sample: 4 minutes at 0.5 per second
+		assertThat(SoakDriver.Settings.parse(new String[] { "3", "1", "0.5" }).mails()).isEqualTo(120);
 		assertThatIllegalArgumentException().isThrownBy(() -> SoakDriver.Settings.parse(new String[] { "sixty" }))
 			.withMessageStartingWith("minutes=sixty: give a whole number from 1 to 1440");
 		assertThatIllegalArgumentException().isThrownBy(() -> SoakDriver.Settings.parse(new String[] { "60", "0" }))
