@@ -23,7 +23,6 @@ source polling-e2e/jars.sh chaos
 mkdir -p chaos-work
 status=0
 for policy in $policies; do
-  "$java" -Dloader.main=dev.polling.e2e.ChaosDriver -Ddemo.sample-jar="$sample_jar" -Ddemo.instance-jar="$instance_jar" \
-    -cp "$e2e_jar" org.springframework.boot.loader.launch.PropertiesLauncher "$seed" "$policy" "$@" || status=1
+  run_driver ChaosDriver "$seed" "$policy" "$@" || status=1
 done
 exit $status

@@ -14,5 +14,4 @@ source polling-e2e/jars.sh demo
 mkdir -p demo-work
 # the driver (polling-e2e) starts the mail server from its own jar and each instance from the sample's
 # jar, with polling-e2e's instance jar on the class path (Spring Boot's loader.path)
-exec "$java" -Dloader.main=dev.polling.e2e.DemoDriver -Ddemo.sample-jar="$sample_jar" -Ddemo.instance-jar="$instance_jar" \
-  -cp "$e2e_jar" org.springframework.boot.loader.launch.PropertiesLauncher "$@"
+run_driver DemoDriver "$@"

@@ -1,5 +1,5 @@
-# Sourced by demo.sh and chaos.sh (from the repository's root, with $1 naming the caller for its
-# messages): sets sample_jar, e2e_jar, instance_jar and java, and builds the sample app and
+# Sourced by demo.sh, chaos.sh and soak.sh (from the repository's root, with $1 naming the caller for its
+# messages): sets sample_jar, e2e_jar, instance_jar and java, defines run_driver, and builds the sample app and
 # polling-e2e with the Maven wrapper when a jar is missing or older than a source of a module it
 # contains.
 sample_jar=polling-sample-app/target/polling-sample-app-0.1.0-SNAPSHOT.jar
@@ -21,3 +21,12 @@ if $stale; then
 fi
 java=java
 if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then java="$JAVA_HOME/bin/java"; fi
+
+# run_driver CLASS ARGS...: runs dev.polling.e2e.CLASS from polling-e2e's executable jar, handing it the
+# jars the instances run from
+run_driver() {
+  local class="$1"
+  shift
+  "$java" -Dloader.main="dev.polling.e2e.$class" -Ddemo.sample-jar="$sample_jar" -Ddemo.instance-jar="$instance_jar" \
+    -cp "$e2e_jar" org.springframework.boot.loader.launch.PropertiesLauncher "$@"
+}

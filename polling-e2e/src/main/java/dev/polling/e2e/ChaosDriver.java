@@ -253,12 +253,10 @@ public final class ChaosDriver {
 		String java = ProcessHandle.current().info().command().orElse("java");
 		DemoDriver demo = new DemoDriver(mails, send, Path.of(System.getProperty("demo.work", "chaos-work/" + policy)), java, jars);
 		demo.instanceArguments.add("--polling.jmx.unreachable-peer-policy=" + policy);
-		// the tick clusters and the JMX idle timeout (application-chaos.yml)
-		demo.instanceArguments.add("--spring.profiles.active=chaos");
+		addTickClusters(demo);
 		// the peer client's line for a connection re-made after the peer closed it, counted in the idle phase
 		demo.instanceArguments.add("--logging.level.dev.polling.core.jmx.JmxPeerClient=debug");
 		demo.extraPeerSlots = 1;
-		demo.configurationAddition = ChaosDriver::tickPeers;
 		ChaosDriver chaos = new ChaosDriver(demo, seed, policy, faults, send);
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
 			chaos.resumeAll();
@@ -286,6 +284,16 @@ public final class ChaosDriver {
 		System.out.println(chaos.lastLine(report, ok));
 		System.out.flush();
 		System.exit(ok ? 0 : 1);
+	}
+
+	/**
+	 * The tick clusters {@code TICK_01..TICK_20} and the JMX idle timeout of 2 s on every instance (profile
+	 * {@code chaos}, {@code application-chaos.yml}), on peer entries of their own ({@link #tickPeers}).
+	 * @param demo the run's driver, before its instances start
+	 */
+	static void addTickClusters(DemoDriver demo) {
+		demo.instanceArguments.add("--spring.profiles.active=chaos");
+		demo.configurationAddition = ChaosDriver::tickPeers;
 	}
 
 	/**
@@ -324,11 +332,7 @@ public final class ChaosDriver {
 		this.demo.prepareWorkDirectory();
 		this.demo.say("chaos: seed %d, policy %s, %d faults and 3 phases, %d mails over %d s", this.seed, this.policy,
 				this.faultCount, this.demo.mailCount(), this.sendDuration.toSeconds());
-		this.demo.startMailServer();
-		this.demo.openDatabase();
-		this.demo.startInstances();
-		this.demo.awaitAllClustersHeld();
-		this.demo.distribute();
+		this.demo.startAll();
 
 		// every random choice is drawn up front, so the same seed gives the same plan
 		Random random = new Random(this.seed);
@@ -884,12 +888,9 @@ public final class ChaosDriver {
 	}
 
 	private void readLoad() {
-		try {
-			String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-			this.loads.add(Double.parseDouble(fields[0]));
-		}
-		catch (IOException | RuntimeException ex) {
-			// not on Linux: no load figures
+		double load = DemoDriver.loadAverage();
+		if (load >= 0) {
+			this.loads.add(load);
 		}
 	}
 

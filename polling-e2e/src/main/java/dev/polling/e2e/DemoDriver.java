@@ -254,11 +254,7 @@ public final class DemoDriver {
 	DemoReport run() throws Exception {
 		prepareWorkDirectory();
 		say("%d mails over %d mailboxes, 3 instances; logs in %s", this.mails, CLUSTERS.size(), this.work.resolve("logs"));
-		startMailServer();
-		openDatabase();
-		startInstances();
-		awaitAllClustersHeld();
-		distribute();
+		startAll();
 
 		Sender sender = new Sender();
 		Thread sending = new Thread(sender, "demo-sender");
@@ -442,6 +438,18 @@ public final class DemoDriver {
 			}
 			Files.createDirectories(path);
 		}
+	}
+
+	/**
+	 * The mail server, the database and the three instances, each mailbox cluster held by one of
+	 * them (the demo, the chaos run and the soak begin so).
+	 */
+	void startAll() throws Exception {
+		startMailServer();
+		openDatabase();
+		startInstances();
+		awaitAllClustersHeld();
+		distribute();
 	}
 
 	void startMailServer() throws Exception {
@@ -927,6 +935,16 @@ public final class DemoDriver {
 		double seconds = (System.nanoTime() - this.startNanos) / 1e9;
 		System.out.println(String.format(Locale.ROOT, "[%6.1fs] ", seconds) + String.format(Locale.ROOT, format, args));
 		System.out.flush();
+	}
+
+	/** The machine's one-minute load average ({@code /proc/loadavg}), or -1 where there is none (not Linux). */
+	static double loadAverage() {
+		try {
+			return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+")[0]);
+		}
+		catch (IOException | RuntimeException ex) {
+			return -1;
+		}
 	}
 
 	private static String setting(String property, String environment, String fallback) {

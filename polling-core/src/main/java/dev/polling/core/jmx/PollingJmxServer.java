@@ -193,8 +193,12 @@ public final class PollingJmxServer implements AutoCloseable {
 		return this.settings;
 	}
 
-	/** The ids of the client connections open now. */
-	Set<String> connectionIds() {
+	/**
+	 * The ids of the client connections open now ({@link JMXConnectorServer#getConnectionIds()}): one per
+	 * connected JMX client, however many TCP sockets its RMI transport uses.
+	 * @return the ids, a copy
+	 */
+	public Set<String> connectionIds() {
 		return Set.of(this.connectorServer.getConnectionIds());
 	}
 

@@ -27,7 +27,8 @@ import dev.polling.core.PollingManager;
  * of them at once on a thread each, so their decisions overlap (and with them the requests to the
  * peers). The ticks are aligned to the wall clock ({@code e2e.ticks.period}, default 4 s), so all
  * instances decide at the same moment. A granted cycle does nothing but record in
- * {@code tick_cycles} which instance ran which cluster (the chaos driver reads it); the decision and
+ * {@code tick_cycles} which instance ran which cluster in which period (the chaos and soak drivers
+ * read it); the decision and
  * the hold are the same as with {@code @PollingCycle}, which would need one method per cluster.
  * A cluster whose previous decision or cycle has not ended is skipped at that tick.
  */
@@ -79,6 +80,11 @@ final class TickClusters implements SmartLifecycle {
 		if (pool == null) {
 			return;
 		}
+		// the period this tick belongs to, the same on every instance (one clock): the nearest period
+		// start, as the timer fires at one, a little late or (drifting) early; the soak counts the
+		// periods in which two instances ran one cluster
+		long periodMillis = this.period.toMillis();
+		long tickAt = (System.currentTimeMillis() + periodMillis / 2) / periodMillis * periodMillis;
 		for (String cluster : this.clusters) {
 			if (!this.running.add(cluster)) {
 				continue;
@@ -86,7 +92,7 @@ final class TickClusters implements SmartLifecycle {
 			try {
 				pool.execute(() -> {
 					try {
-						this.polling.runIfGranted(cluster, () -> record(cluster));
+						this.polling.runIfGranted(cluster, () -> record(cluster, tickAt));
 					}
 					catch (RuntimeException ex) {
 						logger.warn("Tick cluster {}: cycle failed: {}", cluster, ex.toString());
@@ -102,9 +108,9 @@ final class TickClusters implements SmartLifecycle {
 		}
 	}
 
-	private void record(String cluster) {
-		this.jdbc.sql("INSERT INTO tick_cycles (cluster, instance_id) VALUES (?, ?)")
-			.params(cluster, this.polling.settings().instanceId())
+	private void record(String cluster, long tickAt) {
+		this.jdbc.sql("INSERT INTO tick_cycles (cluster, instance_id, tick_at) VALUES (?, ?, ?)")
+			.params(cluster, this.polling.settings().instanceId(), tickAt)
 			.update();
 	}
 
