@@ -297,7 +297,7 @@ class ConsoleTwoInstancesBrowserTests {
 	}
 
 	static WebDriverWait wait(WebDriver browser) {
-		return new WebDriverWait(browser, Duration.ofSeconds(20));
+		return new WebDriverWait(browser, Duration.ofSeconds(45));
 	}
 
 	/**
