@@ -457,6 +457,19 @@ public final class QueueScalingBenchmark {
 			System.out.println(row);
 		}
 		System.out.println();
+		System.out.println("CPU per message, median over the rounds: clients (all instances) + server, and commits per message:");
+		System.out.println(header);
+		for (int instances : counts) {
+			StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-10d", instances));
+			for (Side side : sides) {
+				List<Case> cases = results.stream().filter((c) -> c.side().equals(side.name()) && c.instances() == instances).toList();
+				row.append(String.format(Locale.ROOT, " %28s", String.format(Locale.ROOT, "%.0f + %.0f µs, %.2f",
+						median(cases.stream().map(Case::clientMicros).toList()), median(cases.stream().map(Case::serverMicros).toList()),
+						median(cases.stream().map(Case::commitsPerMessage).toList()))));
+			}
+			System.out.println(row);
+		}
+		System.out.println();
 		System.out.println("Ours / db-scheduler's best median per instance count (in brackets: per round, against the same round's best db-scheduler side):");
 		StringBuilder last = new StringBuilder("queue-scaling:");
 		for (Side ours : sides) {
