@@ -63,6 +63,9 @@ import javax.sql.DataSource;
  * table in db-scheduler's published form (instances, executions per second per side, median and range),
  * the ratio ours / db-scheduler per instance count, and a last line.
  * <p>
+ * With {@code -Dbench.queue.roundtrips=true} (a diagnostic, not for the figures: a proxy on every JDBC call)
+ * the instances count their round trips to the server ({@link CountingDataSource}), printed per case.
+ * <p>
  * Run: {@code polling-benchmarks/run.sh QueueScalingBenchmark [messages] [rounds] [sides] [instance-counts] [warm-up-messages]}
  * (defaults 20000, 3, {@code one-commit-tx,one-commit-tx-delete,dbs(1.0,4.0)}, {@code 1,2,4}, messages / 4).
  */
@@ -70,6 +73,9 @@ public final class QueueScalingBenchmark {
 
 	/** The flags of every worker JVM (both sides run in the same JVMs). */
 	static final List<String> WORKER_FLAGS = List.of("-Xms256m", "-Xmx512m");
+
+	/** {@code -Dbench.queue.roundtrips=true}: the workers count their round trips (a diagnostic; a proxy on every call). */
+	private static final boolean ROUND_TRIPS = Boolean.getBoolean("bench.queue.roundtrips");
 
 	private static final String DEFAULT_SIDES = "one-commit-tx,one-commit-tx-delete,dbs(1.0,4.0)";
 
@@ -104,7 +110,7 @@ public final class QueueScalingBenchmark {
 
 	/** What one case measured. */
 	record Case(String side, int instances, int messages, long nanos, long[] perInstance, double commitsPerMessage,
-			double clientMicros, double serverMicros, Tally tally) {
+			double clientMicros, double serverMicros, double roundTripsPerMessage, Tally tally) {
 
 		double perSecond() {
 			return this.messages / (this.nanos / 1e9);
@@ -183,6 +189,9 @@ public final class QueueScalingBenchmark {
 			List<String> command = new ArrayList<>();
 			command.add(java);
 			command.addAll(WORKER_FLAGS);
+			if (ROUND_TRIPS) {
+				command.add("-Dbench.queue.roundtrips=true");
+			}
 			command.addAll(List.of("-cp", System.getProperty("java.class.path"), QueueScalingWorker.class.getName()));
 			this.process = new ProcessBuilder(command).redirectError(this.log.toFile()).start();
 			this.in = this.process.getOutputStream();
@@ -313,11 +322,13 @@ public final class QueueScalingBenchmark {
 
 	private static void print(String label, Case c) {
 		System.out.printf(Locale.ROOT, "%-8s %d instance(s) %-20s %,7d in %6.2f s = %,6.0f per second; per instance %s; %s; "
-				+ "%.2f commits per message; CPU per message %.0f µs clients + %.0f µs server; load %s%n", label, c.instances(),
+				+ "%.2f commits per message;%s CPU per message %.0f µs clients + %.0f µs server; load %s%n", label, c.instances(),
 				c.side(), c.messages(), c.nanos() / 1e9, c.perSecond(),
 				java.util.Arrays.stream(c.perInstance()).mapToObj((v) -> String.format(Locale.ROOT, "%,d", v))
 					.collect(Collectors.joining(" + ")),
-				c.tally(), c.commitsPerMessage(), c.clientMicros(), c.serverMicros(), loadAverage());
+				c.tally(), c.commitsPerMessage(),
+				(c.roundTripsPerMessage() < 0) ? "" : String.format(Locale.ROOT, " %.2f round trips per message;", c.roundTripsPerMessage()),
+				c.clientMicros(), c.serverMicros(), loadAverage());
 	}
 
 	/** The server's postmaster (the parent of a backend), to count the CPU of this server only; -1 if not local. */
@@ -383,12 +394,14 @@ public final class QueueScalingBenchmark {
 		long[] perInstance = new long[instances.size()];
 		List<int[]> indices = new ArrayList<>();
 		long clientNanos = 0;
+		long roundTrips = 0;
 		for (int i = 0; i < instances.size(); i++) {
 			Path file = Files.createTempFile("queue-scaling-" + name + "-", ".txt");
 			instances.get(i).send("STOP " + file);
 			String[] result = instances.get(i).await("RESULT", Duration.ofSeconds(60)).split(" ");
 			perInstance[i] = Long.parseLong(result[1]);
 			clientNanos += Long.parseLong(result[2]);
+			roundTrips += Long.parseLong(result[3]);
 			try (java.util.stream.Stream<String> lines = Files.lines(file)) {
 				indices.add(lines.mapToInt(Integer::parseInt).toArray());
 			}
@@ -401,7 +414,7 @@ public final class QueueScalingBenchmark {
 			StatementProfile.print(admin, n);
 		}
 		return new Case(side.name(), instances.size(), n, nanos, perInstance, commitsPerMessage, clientNanos / 1e3 / n, serverMicros,
-				tally);
+				(roundTrips < 0) ? -1 : roundTrips / (double) n, tally);
 	}
 
 	private static void enqueue(HikariDataSource producer, Side side, String name, int n) {

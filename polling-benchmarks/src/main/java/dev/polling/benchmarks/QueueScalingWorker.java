@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <li>{@code GO}: starts them (the common start signal); from then on prints {@code COUNT k} (executions
  * in this JVM) every 10 ms while it changes;</li>
  * <li>{@code STOP <file>}: stops them, closes the pool, writes the index of every execution (one a line,
- * an index twice if it ran twice here) to {@code file}, answers {@code RESULT <executions> <cpu-nanos>}
- * (this JVM's CPU time from {@code GO} to the end of the stop);</li>
+ * an index twice if it ran twice here) to {@code file}, answers {@code RESULT <executions> <cpu-nanos> <round-trips>}
+ * (this JVM's CPU time from {@code GO} to the end of the stop; its round trips to the server, counted by a
+ * {@link CountingDataSource} with {@code -Dbench.queue.roundtrips=true}, else -1);</li>
  * <li>{@code EXIT}.</li>
  * </ul>
  * A message's (task's) index is its payload (its instance id), {@code 0..n-1}; the handlers count it in
@@ -54,6 +55,9 @@ public final class QueueScalingWorker {
 	private final PrintStream out;
 
 	private HikariDataSource pool;
+
+	/** With {@code -Dbench.queue.roundtrips=true}: the pool seen through a {@link CountingDataSource}. */
+	private CountingDataSource counting;
 
 	private QueueWorkers workers;
 
@@ -103,17 +107,23 @@ public final class QueueScalingWorker {
 			Thread.sleep(10);
 		}
 		QueueScalingBenchmark.Side parsed = QueueScalingBenchmark.Side.parse(side);
+		javax.sql.DataSource dataSource = this.pool;
+		this.counting = null;
+		if (Boolean.getBoolean("bench.queue.roundtrips")) {
+			this.counting = new CountingDataSource(this.pool);
+			dataSource = this.counting;
+		}
 		if (parsed.dbScheduler()) {
 			OneTimeTask<Void> task = Tasks.oneTime(name).execute((instance, context) -> executed(instance.getId()));
-			this.scheduler = Scheduler.create(this.pool, task)
+			this.scheduler = Scheduler.create(dataSource, task)
 				.threads(THREADS)
 				.pollingInterval(POLL)
 				.pollUsingLockAndFetch(parsed.lowerLimit(), parsed.upperLimit())
 				.build();
 		}
 		else {
-			JdbcTransactions transactions = JdbcTransactions.of(this.pool);
-			WorkQueue.Builder queue = WorkQueue.builder(this.pool)
+			JdbcTransactions transactions = JdbcTransactions.of(dataSource);
+			WorkQueue.Builder queue = WorkQueue.builder(dataSource)
 				.instanceId("instance-" + ProcessHandle.current().pid())
 				.deleteWhenDone(parsed.deleteWhenDone());
 			if (parsed.transactions()) {
@@ -139,6 +149,9 @@ public final class QueueScalingWorker {
 
 	private void go() {
 		this.cpuAtGo = CpuClock.jvmNanos();
+		if (this.counting != null) {
+			this.counting.reset();
+		}
 		this.reporting = true;
 		this.reporter = new Thread(() -> {
 			long last = -1;
@@ -189,7 +202,8 @@ public final class QueueScalingWorker {
 				}
 			}
 		}
-		this.out.println("RESULT " + this.executed.sum() + " " + cpu);
+		long roundTrips = (this.counting != null) ? this.counting.roundTrips.sum() : -1;
+		this.out.println("RESULT " + this.executed.sum() + " " + cpu + " " + roundTrips);
 	}
 
 }
