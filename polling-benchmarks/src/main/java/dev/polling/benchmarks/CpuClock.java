@@ -30,6 +30,15 @@ final class CpuClock {
 
 	/** CPU nanoseconds of every process named postgres so far (children reaped included). */
 	static long postgresNanos() {
+		return postgresNanos(-1);
+	}
+
+	/**
+	 * CPU nanoseconds so far of one PostgreSQL server: its postmaster and the processes it started
+	 * (children reaped included), so that other servers on the machine do not count.
+	 * @param postmaster the postmaster's process id, or -1 for every process named postgres
+	 */
+	static long postgresNanos(long postmaster) {
 		long ticks = 0;
 		try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
 			for (Path process : (Iterable<Path>) processes::iterator) {
@@ -44,6 +53,11 @@ final class CpuClock {
 						continue;
 					}
 					String[] fields = stat.substring(close + 2).split(" ");
+					// fields from state: ppid is the 2nd
+					if (postmaster >= 0 && Long.parseLong(process.getFileName().toString()) != postmaster
+							&& Long.parseLong(fields[1]) != postmaster) {
+						continue;
+					}
 					// fields from state (3rd in stat): utime is 14th, stime 15th, cutime 16th, cstime 17th
 					for (int field = 11; field <= 14; field++) {
 						ticks += Long.parseLong(fields[field]);
