@@ -210,7 +210,8 @@ public final class QueueBenchmark {
 		}
 	}
 
-	private static long commits(DataSource admin) throws Exception {
+	/** Transactions committed in the database so far (after a pause: backends report their counts about once a second). */
+	static long commits(DataSource admin) throws Exception {
 		Thread.sleep(1200);
 		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
 				ResultSet result = statement.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {

@@ -355,7 +355,7 @@ public final class QueueScalingBenchmark {
 		BenchSql.execute(admin, "TRUNCATE polling_queue, polling_queue_key", "TRUNCATE scheduled_tasks");
 		enqueue(run.producer(), side, name, n);
 		BenchSql.execute(admin, "CHECKPOINT");
-		long commitsBefore = commits(admin);
+		long commitsBefore = QueueBenchmark.commits(admin);
 		for (Worker worker : instances) {
 			worker.count.set(0);
 			worker.send("PREPARE " + run.url() + " " + side.name() + " " + name + " " + n);
@@ -408,7 +408,7 @@ public final class QueueScalingBenchmark {
 			Files.delete(file);
 		}
 		double serverMicros = (CpuClock.postgresNanos(postmaster) - serverBefore) / 1e3 / n;
-		double commitsPerMessage = (commits(admin) - commitsBefore) / (double) n;
+		double commitsPerMessage = (QueueBenchmark.commits(admin) - commitsBefore) / (double) n;
 		Tally tally = Tally.of(n, indices);
 		if (profile) {
 			StatementProfile.print(admin, n);
@@ -515,16 +515,6 @@ public final class QueueScalingBenchmark {
 				rounds, exact, cases, loadAverage()));
 		System.out.println();
 		System.out.println(last);
-	}
-
-	/** Transactions committed in the database so far (after a pause: backends report their counts about once a second). */
-	private static long commits(DataSource admin) throws Exception {
-		Thread.sleep(1200);
-		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
-			result.next();
-			return result.getLong(1);
-		}
 	}
 
 	private static String loadAverage() {

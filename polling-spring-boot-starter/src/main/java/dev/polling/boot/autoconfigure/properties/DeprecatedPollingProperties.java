@@ -5,6 +5,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
@@ -40,6 +42,16 @@ public class DeprecatedPollingProperties implements EnvironmentPostProcessor, Or
 	 * (peer ids) keep their ids.
 	 */
 	static final Map<String, String> RENAMED = renamed();
+
+	/** {@link #RENAMED} as property names, parsed once. */
+	private static final Map<ConfigurationPropertyName, ConfigurationPropertyName> RENAMED_NAMES = RENAMED.entrySet()
+		.stream()
+		.collect(Collectors.toUnmodifiableMap((entry) -> ConfigurationPropertyName.of(entry.getKey()),
+				(entry) -> ConfigurationPropertyName.of(entry.getValue())));
+
+	/** The old keys that are prefixes: every key below them moves along (the others are single values). */
+	private static final Set<ConfigurationPropertyName> MOVED_PREFIXES = Set.of(ConfigurationPropertyName.of("polling.peers"),
+			ConfigurationPropertyName.of("polling.discovery"));
 
 	private final Log logger;
 
@@ -139,24 +151,17 @@ public class DeprecatedPollingProperties implements EnvironmentPostProcessor, Or
 
 	/** The new name of an old key, or null when the key was not renamed. */
 	static @Nullable ConfigurationPropertyName newName(ConfigurationPropertyName name) {
-		for (Map.Entry<String, String> entry : RENAMED.entrySet()) {
-			ConfigurationPropertyName old = ConfigurationPropertyName.of(entry.getKey());
-			ConfigurationPropertyName replacement = ConfigurationPropertyName.of(entry.getValue());
+		for (Map.Entry<ConfigurationPropertyName, ConfigurationPropertyName> entry : RENAMED_NAMES.entrySet()) {
+			ConfigurationPropertyName old = entry.getKey();
 			if (old.equals(name)) {
-				return replacement;
+				return entry.getValue();
 			}
-			if (old.isAncestorOf(name) && replacement.getNumberOfElements() > old.getNumberOfElements()
-					&& !isExact(entry.getKey())) {
+			if (MOVED_PREFIXES.contains(old) && old.isAncestorOf(name)) {
 				// a moved prefix: polling.peers.SERVER2.host -> polling.jmx.peers.SERVER2.host
-				return replacement.append(name.subName(old.getNumberOfElements()));
+				return entry.getValue().append(name.subName(old.getNumberOfElements()));
 			}
 		}
 		return null;
-	}
-
-	/** The keys whose old name is a single value, not a prefix that moves with its children. */
-	private static boolean isExact(String oldKey) {
-		return !oldKey.equals("polling.peers") && !oldKey.equals("polling.discovery");
 	}
 
 	/** The key as written, map keys in their own spelling ({@code polling.jmx.peers.SERVER2.host}). */
