@@ -10,14 +10,15 @@ import io.micrometer.common.KeyValues;
  * {@link Decision.Reason}, {@code NONE} on error). High-cardinality: {@code polling.instance} (the
  * instance deciding) and {@code polling.detail} (the decision's detail, when it has one).
  */
-public class DefaultPollingDecisionObservationConvention implements PollingDecisionObservationConvention {
+public class DefaultPollingDecisionObservationConvention
+		extends ClusterObservationConvention<Decision, PollingDecisionContext>
+		implements PollingDecisionObservationConvention {
 
 	/** The observation's name, also the timer's name when a meter registry handles observations. */
 	public static final String NAME = "polling.decision";
 
-	@Override
-	public String getName() {
-		return NAME;
+	public DefaultPollingDecisionObservationConvention() {
+		super(NAME, KeyValues.of("polling.outcome", "ERROR", "polling.reason", "NONE"));
 	}
 
 	@Override
@@ -26,11 +27,8 @@ public class DefaultPollingDecisionObservationConvention implements PollingDecis
 	}
 
 	@Override
-	public KeyValues getLowCardinalityKeyValues(PollingDecisionContext context) {
-		Decision decision = context.getDecision();
-		return KeyValues.of("polling.cluster", context.getClusterId(), "polling.outcome",
-				(decision != null) ? decision.outcome().name() : "ERROR", "polling.reason",
-				(decision != null) ? decision.reason().name() : "NONE");
+	KeyValues ended(Decision decision) {
+		return KeyValues.of("polling.outcome", decision.outcome().name(), "polling.reason", decision.reason().name());
 	}
 
 	@Override

@@ -11,14 +11,14 @@ import io.micrometer.common.KeyValues;
  * (the peer entry's id), {@code polling.peer.address} and {@code polling.peer.instance} (the
  * instance that answered, when one did).
  */
-public class DefaultPollingPeerRequestObservationConvention implements PollingPeerRequestObservationConvention {
+public class DefaultPollingPeerRequestObservationConvention
+		extends ClusterObservationConvention<PeerObservation, PollingPeerRequestContext> implements PollingPeerRequestObservationConvention {
 
 	/** The observation's name. */
 	public static final String NAME = "polling.peer.request";
 
-	@Override
-	public String getName() {
-		return NAME;
+	public DefaultPollingPeerRequestObservationConvention() {
+		super(NAME, KeyValues.of("polling.peer.state", "UNKNOWN", "polling.peer.fault", "UNKNOWN"));
 	}
 
 	@Override
@@ -27,11 +27,9 @@ public class DefaultPollingPeerRequestObservationConvention implements PollingPe
 	}
 
 	@Override
-	public KeyValues getLowCardinalityKeyValues(PollingPeerRequestContext context) {
-		PeerObservation observation = context.getObservation();
-		return KeyValues.of("polling.cluster", context.getClusterId(), "polling.peer.state",
-				(observation != null) ? observation.state().name() : "UNKNOWN", "polling.peer.fault",
-				(observation != null) ? observation.fault().name() : "UNKNOWN");
+	KeyValues ended(PeerObservation observation) {
+		return KeyValues.of("polling.peer.state", observation.state().name(), "polling.peer.fault",
+				observation.fault().name());
 	}
 
 	@Override

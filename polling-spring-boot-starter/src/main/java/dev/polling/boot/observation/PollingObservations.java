@@ -70,14 +70,14 @@ public class PollingObservations implements DecisionObserver {
 					.parentObservation(observation)
 					.start();
 				return (PeerObservation answer) -> {
-					request.setObservation(answer);
+					request.result = answer;
 					child.stop();
 				};
 			}
 
 			@Override
 			public void ended(Decision decision) {
-				context.setDecision(decision);
+				context.result = decision;
 				scope.close();
 				observation.stop();
 			}

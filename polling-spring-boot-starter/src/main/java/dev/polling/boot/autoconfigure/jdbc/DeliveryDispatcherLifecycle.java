@@ -2,22 +2,17 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.delivery.DeliveryDispatcher;
 import java.time.Duration;
-import org.springframework.context.SmartLifecycle;
-
-import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 
 /**
  * Starts the {@link DeliveryDispatcher} with the application context and stops it (after the send
  * under way is recorded, at most {@code polling.shutdown.timeout}, on a thread of its
  * own) when the context closes, after the clusters are released.
  */
-public final class DeliveryDispatcherLifecycle implements SmartLifecycle {
+public final class DeliveryDispatcherLifecycle extends WorkerLifecycle {
 
 	private final DeliveryDispatcher dispatcher;
 
 	private final Duration shutdownWait;
-
-	private volatile boolean running;
 
 	/**
 	 * Creates the lifecycle.
@@ -25,6 +20,7 @@ public final class DeliveryDispatcherLifecycle implements SmartLifecycle {
 	 * @param shutdownWait how long stopping waits for the send under way
 	 */
 	public DeliveryDispatcherLifecycle(DeliveryDispatcher dispatcher, Duration shutdownWait) {
+		super("polling-delivery-stop");
 		this.dispatcher = dispatcher;
 		this.shutdownWait = shutdownWait;
 	}
@@ -40,28 +36,13 @@ public final class DeliveryDispatcherLifecycle implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.dispatcher.start();
-		this.running = true;
+		running(true);
 	}
 
 	@Override
 	public void stop() {
 		this.dispatcher.stop(this.shutdownWait);
-		this.running = false;
-	}
-
-	@Override
-	public void stop(Runnable callback) {
-		BackgroundStop.run("polling-delivery-stop", this::stop, callback);
-	}
-
-	@Override
-	public int getPhase() {
-		return PollingManagerLifecycle.WORKERS_PHASE;
-	}
-
-	@Override
-	public boolean isRunning() {
-		return this.running;
+		running(false);
 	}
 
 }

@@ -2,10 +2,8 @@ package dev.polling.boot.autoconfigure.jdbc;
 
 import dev.polling.jdbc.inbox.Inbox;
 import java.time.Duration;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs the inbox's retention purge on every instance at a fixed delay
@@ -13,19 +11,11 @@ import org.springframework.context.SmartLifecycle;
  * thread of its own. A failed purge is logged and tried again at the next interval. An interval of
  * zero disables the purge.
  */
-public final class InboxPurgeScheduler implements SmartLifecycle {
+public final class InboxPurgeScheduler extends RetentionPurgeScheduler {
 
 	private static final Logger logger = LoggerFactory.getLogger(InboxPurgeScheduler.class);
 
 	private final Inbox inbox;
-
-	private final Duration retention;
-
-	private final Duration interval;
-
-	private final PollingTaskSchedulers schedulers;
-
-	private PollingTaskSchedulers.@Nullable Timer executor;
 
 	/**
 	 * Creates the scheduler.
@@ -35,40 +25,13 @@ public final class InboxPurgeScheduler implements SmartLifecycle {
 	 * @param schedulers where the timer comes from
 	 */
 	public InboxPurgeScheduler(Inbox inbox, Duration retention, Duration interval, PollingTaskSchedulers schedulers) {
-		this.schedulers = schedulers;
+		super("inbox", interval, () -> inbox.purge(retention), schedulers);
 		this.inbox = inbox;
-		this.retention = retention;
-		this.interval = interval;
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.executor != null || this.interval.isZero()) {
-			return;
-		}
-		this.executor = this.schedulers.start("polling-inbox-purge", this.interval, this::purge);
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.executor != null) {
-			this.executor.stop(Duration.ZERO);
-			this.executor = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.executor != null;
-	}
-
-	private void purge() {
-		try {
-			this.inbox.purge(this.retention);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Purging {} failed; trying again in {}", this.inbox.tables().inbox(), this.interval, ex);
-		}
+	void failed(RuntimeException ex, Duration interval) {
+		logger.warn("Purging {} failed; trying again in {}", this.inbox.tables().inbox(), interval, ex);
 	}
 
 }

@@ -3,9 +3,7 @@ package dev.polling.boot.autoconfigure.jdbc;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.context.SmartLifecycle;
 
-import dev.polling.boot.autoconfigure.PollingManagerLifecycle;
 import dev.polling.core.PollingManager;
 import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
@@ -18,7 +16,7 @@ import dev.polling.jdbc.jobs.JobDispatcher;
  * {@code polling.jdbc.jobs.cluster} when one is named (through {@link PollingManager#runIfGranted}),
  * else the holder of the role {@value JobDispatcher#DEFAULT_ROLE} in the coordination table.
  */
-public final class JobDispatcherLifecycle implements SmartLifecycle {
+public final class JobDispatcherLifecycle extends WorkerLifecycle {
 
 	private final JobDispatcher dispatcher;
 
@@ -26,6 +24,7 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 	 * @param dispatcher the dispatcher
 	 */
 	public JobDispatcherLifecycle(JobDispatcher dispatcher) {
+		super("polling-job-dispatcher-stop");
 		this.dispatcher = dispatcher;
 	}
 
@@ -80,21 +79,9 @@ public final class JobDispatcherLifecycle implements SmartLifecycle {
 		this.dispatcher.stop();
 	}
 
-	/** Stops on a thread of its own, beside the other database parts of its shutdown phase. */
-	@Override
-	public void stop(Runnable callback) {
-		BackgroundStop.run("polling-job-dispatcher-stop", this::stop, callback);
-	}
-
 	@Override
 	public boolean isRunning() {
 		return this.dispatcher.isRunning();
-	}
-
-	/** After the clusters are released (a round under way holds its cluster and is waited for by the release). */
-	@Override
-	public int getPhase() {
-		return PollingManagerLifecycle.WORKERS_PHASE;
 	}
 
 }

@@ -13,7 +13,7 @@ import org.springframework.context.SmartLifecycle;
  * in batches, each in a transaction of its own. A failed purge is logged and tried again at the
  * next interval. An interval of zero disables it.
  */
-public final class RetentionPurgeScheduler implements SmartLifecycle {
+public class RetentionPurgeScheduler implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(RetentionPurgeScheduler.class);
 
@@ -67,9 +67,17 @@ public final class RetentionPurgeScheduler implements SmartLifecycle {
 			this.purge.run();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Purging finished rows ({}) failed; trying again in {}: {}", this.what, this.interval,
-					ex.getMessage());
+			failed(ex, this.interval);
 		}
+	}
+
+	/**
+	 * Logs a failed purge.
+	 * @param ex the failure
+	 * @param interval when the purge is tried again
+	 */
+	void failed(RuntimeException ex, Duration interval) {
+		logger.warn("Purging finished rows ({}) failed; trying again in {}: {}", this.what, interval, ex.getMessage());
 	}
 
 }
