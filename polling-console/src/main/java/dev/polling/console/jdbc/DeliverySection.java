@@ -6,15 +6,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
-import dev.polling.console.ConsoleSection;
 import dev.polling.jdbc.delivery.DeliveryEntry;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryQuery;
@@ -30,7 +27,7 @@ import dev.polling.jdbc.delivery.Resolution;
  * acts only on an entry in the state the action needs. In-doubt deliveries are an error once the
  * oldest was stored longer ago than the threshold, a warning before.
  */
-public final class DeliverySection implements ConsoleSection {
+public final class DeliverySection extends EntrySection<DeliveryEntry, DeliveryState> {
 
 	static final List<String> IN_DOUBT_ACTIONS = List.of("delivered", "resend");
 
@@ -38,25 +35,20 @@ public final class DeliverySection implements ConsoleSection {
 
 	static final String RETRY_DEAD = BulkRetries.RETRY_DEAD;
 
-	private static final List<String> ACTIONS = List.of("delivered", "resend", "retry");
-
-	static final List<String> STATES = List.of("IN_DOUBT", "DEAD", "FAILED", "PENDING", "SENDING");
-
 	private static final List<Column> STATS = List.of(new Column("destination", "Destination"), new Column("pending", "Pending"),
 			new Column("sending", "Sending"), new Column("failed", "Failed"), new Column("inDoubt", "In doubt"),
 			new Column("dead", "Dead"), new Column("oldestPending", "Oldest pending"));
 
-	private static final List<Column> ENTRY = List.of(new Column("id", "Id"), new Column("destination", "Destination"),
-			new Column("idempotencyKey", "Idempotency key"), new Column("attempts", "Attempts"), new Column("createdAt", "Created"),
-			new Column("lastError", "Last error"));
-
-	private static final List<Column> FILTERS = List.of(new Column("group", "Destination"), new Column("key", "Idempotency key"));
+	private static final Listing<DeliveryEntry, DeliveryState> LISTING = new Listing<>(DeliveryState.class, DeliveryEntry::id, DeliveryEntry::state,
+			List.of(new Listed("IN_DOUBT", "In-doubt deliveries (sent or not? check at the destination)", IN_DOUBT_ACTIONS),
+					new Listed("DEAD", "Dead deliveries", DEAD_ACTIONS), new Listed("FAILED", "Failed deliveries (waiting for a retry)"),
+					new Listed("PENDING", "Pending deliveries"), new Listed("SENDING", "Deliveries being sent")),
+			List.of(new Column("destination", "Destination"), new Column("idempotencyKey", "Idempotency key"),
+					new Column("attempts", "Attempts"), new Column("createdAt", "Created")),
+			"Destination", "Idempotency key",
+			new Words("delivery", "deliveries", "Delivery", "purged, or never there"));
 
 	private final DeliveryGuard guard;
-
-	private final PollingValueSanitizer sanitizer;
-
-	private final int pageSize;
 
 	private final Duration inDoubtAfter;
 
@@ -73,9 +65,8 @@ public final class DeliverySection implements ConsoleSection {
 	 * @param clock the time
 	 */
 	public DeliverySection(DeliveryGuard guard, PollingValueSanitizer sanitizer, int pageSize, Duration inDoubtAfter, Clock clock) {
+		super(LISTING, (id) -> guard.admin().entry(id), sanitizer, pageSize);
 		this.guard = guard;
-		this.sanitizer = sanitizer;
-		this.pageSize = pageSize;
 		this.inDoubtAfter = inDoubtAfter;
 		this.clock = clock;
 		this.stats = new StatsCache<>(() -> guard.admin().stats());
@@ -97,57 +88,18 @@ public final class DeliverySection implements ConsoleSection {
 			row.put("failed", s.failed());
 			row.put("inDoubt", s.inDoubt());
 			row.put("dead", s.dead());
-			row.put("oldestPending", QueueSection.seconds(s.oldestPending()));
+			row.put("oldestPending", seconds(s.oldestPending()));
 			rows.add(row);
 		}
 		return new View(kind(), "Delivery guard", STATS, rows,
-				List.of(entries("IN_DOUBT", null, null, 0, this.pageSize, shown), entries("DEAD", null, null, 0, this.pageSize, shown)),
+				List.of(firstPage("IN_DOUBT", shown), firstPage("DEAD", shown)),
 				new Bulk(RETRY_DEAD, "destination", "dead", "Retry all dead"));
 	}
 
 	@Override
-	public EntryList entries(String state, @Nullable String group, @Nullable String key, long afterId, int limit, boolean shown) {
-		DeliveryState listed = state(state);
-		DeliveryQuery query = DeliveryQuery.of(listed).withDestination(QueueSection.blankToNull(group))
-			.withIdempotencyKey(QueueSection.blankToNull(key)).withAfterId(afterId).withLimit(limit);
-		List<DeliveryEntry> page = this.guard.admin().entries(query);
-		Long next = (page.size() == limit) ? page.get(page.size() - 1).id() : null;
-		List<String> states = new ArrayList<>(List.of(listed.name()));
-		STATES.stream().filter((s) -> !s.equals(listed.name())).forEach(states::add);
-		List<String> actions = switch (listed) {
-			case IN_DOUBT -> IN_DOUBT_ACTIONS;
-			case DEAD -> DEAD_ACTIONS;
-			default -> List.of();
-		};
-		return new EntryList(title(listed), listed.name(), ENTRY, page.stream().map((e) -> row(e, shown)).toList(), limit, actions,
-				FILTERS, next, states);
-	}
-
-	private static String title(DeliveryState state) {
-		return switch (state) {
-			case IN_DOUBT -> "In-doubt deliveries (sent or not? check at the destination)";
-			case DEAD -> "Dead deliveries";
-			case FAILED -> "Failed deliveries (waiting for a retry)";
-			case PENDING -> "Pending deliveries";
-			case SENDING -> "Deliveries being sent";
-			default -> state.name();
-		};
-	}
-
-	static DeliveryState state(String state) {
-		if (state == null || !STATES.contains(state.toUpperCase(Locale.ROOT))) {
-			throw new IllegalArgumentException("Unknown state '" + state + "' for deliveries; list one of " + STATES);
-		}
-		return DeliveryState.valueOf(state.toUpperCase(Locale.ROOT));
-	}
-
-	@Override
-	public Optional<Map<String, Object>> entry(long id, boolean shown) {
-		return this.guard.admin().entry(id).map((e) -> {
-			Map<String, Object> row = row(e, shown);
-			row.put("state", e.state().name());
-			return row;
-		});
+	List<DeliveryEntry> page(DeliveryState state, @Nullable String group, @Nullable String key, long afterId, int limit) {
+		return this.guard.admin().entries(DeliveryQuery.of(state).withDestination(group).withIdempotencyKey(key)
+			.withAfterId(afterId).withLimit(limit));
 	}
 
 	@Override
@@ -201,21 +153,10 @@ public final class DeliverySection implements ConsoleSection {
 	}
 
 	@Override
-	public Outcome act(String id, String action) {
-		if (!ACTIONS.contains(action)) {
-			return new Outcome(400, "Unknown action '" + action + "' for a delivery", ACTIONS);
-		}
-		Long deliveryId = QueueSection.parse(id);
-		if (deliveryId == null) {
-			return new Outcome(400, "Delivery id '" + id + "' is not a number", List.of());
-		}
-		Optional<DeliveryEntry> entry = this.guard.admin().entry(deliveryId);
-		if (entry.isEmpty()) {
-			return new Outcome(404, "Unknown delivery " + deliveryId + " (purged, or never there)", List.of());
-		}
+	Outcome act(long deliveryId, DeliveryEntry entry, String action) {
 		DeliveryState needed = action.equals("retry") ? DeliveryState.DEAD : DeliveryState.IN_DOUBT;
-		if (entry.get().state() != needed) {
-			return new Outcome(409, "Delivery " + deliveryId + " is " + entry.get().state() + ", not " + needed + ": '" + action
+		if (entry.state() != needed) {
+			return new Outcome(409, "Delivery " + deliveryId + " is " + entry.state() + ", not " + needed + ": '" + action
 					+ "' needs " + needed + "; nothing changed", List.of());
 		}
 		boolean done = switch (action) {
@@ -228,18 +169,18 @@ public final class DeliverySection implements ConsoleSection {
 			return new Outcome(409, "Delivery " + deliveryId + " is no longer " + needed + " (acted on meanwhile); nothing changed",
 					List.of());
 		}
-		return Outcome.done("delivery " + deliveryId + " to " + entry.get().destination() + ": "
+		return Outcome.done("delivery " + deliveryId + " to " + entry.destination() + ": "
 				+ (action.equals("retry") ? "retried" : "resolved as " + action));
 	}
 
-	private Map<String, Object> row(DeliveryEntry e, boolean shown) {
-		Map<String, Object> row = new LinkedHashMap<>();
-		row.put("id", e.id());
+	@Override
+	Map<String, Object> row(DeliveryEntry e, boolean shown) {
+		Map<String, Object> row = row(e.id());
 		row.put("destination", e.destination());
 		row.put("idempotencyKey", e.idempotencyKey());
 		row.put("attempts", e.attempts() + "/" + e.maxAttempts());
 		row.put("createdAt", e.createdAt().toString());
-		row.put("lastError", this.sanitizer.sanitize("lastError", e.lastError(), shown));
+		row.put("lastError", lastError(e.lastError(), shown));
 		return row;
 	}
 

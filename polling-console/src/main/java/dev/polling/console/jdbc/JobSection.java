@@ -4,15 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
-import dev.polling.console.ConsoleSection;
 import dev.polling.jdbc.jobs.JobEntry;
 import dev.polling.jdbc.jobs.JobOverview;
 import dev.polling.jdbc.jobs.JobQuery;
@@ -26,29 +23,26 @@ import dev.polling.jdbc.queue.WorkQueue;
  * job, all through {@link JobScheduler#admin()}. Problems: jobs overdue (due longer ago than the
  * grace: the dispatcher is not running or not keeping up) and failed jobs.
  */
-public final class JobSection implements ConsoleSection {
+public final class JobSection extends EntrySection<JobEntry, JobState> {
 
 	static final List<String> ACTIONS = List.of("requeue");
-
-	static final List<String> STATES = List.of("FAILED", "SCHEDULED", "DISPATCHED", "CANCELLED");
 
 	private static final List<Column> STATS = List.of(new Column("scheduled", "Scheduled"), new Column("due", "Due"),
 			new Column("retrying", "Retrying"), new Column("failed", "Failed"), new Column("overdue", "Overdue"),
 			new Column("oldestOverdue", "Oldest overdue"));
 
-	private static final List<Column> ENTRY = List.of(new Column("id", "Id"), new Column("queue", "Queue"),
-			new Column("businessId", "Business id"), new Column("dueAt", "Due"), new Column("attempts", "Attempts"),
-			new Column("lastError", "Last error"));
-
-	private static final List<Column> FILTERS = List.of(new Column("group", "Queue"), new Column("key", "Business id"));
+	private static final Listing<JobEntry, JobState> LISTING = new Listing<>(JobState.class, JobEntry::id, JobEntry::state,
+			List.of(new Listed("FAILED", "Failed jobs (their handler failed for good)", ACTIONS),
+					new Listed("SCHEDULED", "Scheduled jobs"), new Listed("DISPATCHED", "Dispatched jobs"),
+					new Listed("CANCELLED", "Cancelled jobs")),
+			List.of(new Column("queue", "Queue"), new Column("businessId", "Business id"), new Column("dueAt", "Due"),
+					new Column("attempts", "Attempts")),
+			"Queue", "Business id",
+			new Words("job", "jobs", "Job", "purged, or never there"));
 
 	private final JobScheduler scheduler;
 
 	private final WorkQueue queue;
-
-	private final PollingValueSanitizer sanitizer;
-
-	private final int pageSize;
 
 	private final Duration overdueAfter;
 
@@ -67,10 +61,9 @@ public final class JobSection implements ConsoleSection {
 	 */
 	public JobSection(JobScheduler scheduler, WorkQueue queue, PollingValueSanitizer sanitizer, int pageSize, Duration overdueAfter,
 			@Nullable String dispatchCluster) {
+		super(LISTING, (id) -> scheduler.admin().entry(id), sanitizer, pageSize);
 		this.scheduler = scheduler;
 		this.queue = queue;
-		this.sanitizer = sanitizer;
-		this.pageSize = pageSize;
 		this.overdueAfter = overdueAfter;
 		this.dispatchCluster = dispatchCluster;
 		this.stats = new StatsCache<>(() -> scheduler.admin().stats(overdueAfter));
@@ -90,51 +83,23 @@ public final class JobSection implements ConsoleSection {
 		row.put("retrying", overview.counts().retrying());
 		row.put("failed", overview.counts().failed());
 		row.put("overdue", overview.overdue());
-		row.put("oldestOverdue", QueueSection.seconds(overview.oldestOverdueAge()));
-		return new View(kind(), "Scheduled jobs", STATS, List.of(row), List.of(entries("FAILED", null, null, 0, this.pageSize, shown)),
+		row.put("oldestOverdue", seconds(overview.oldestOverdueAge()));
+		return new View(kind(), "Scheduled jobs", STATS, List.of(row), List.of(firstPage("FAILED", shown)),
 				null);
 	}
 
 	@Override
-	public EntryList entries(String state, @Nullable String group, @Nullable String key, long afterId, int limit, boolean shown) {
-		JobState listed = state(state);
-		JobQuery query = JobQuery.of(listed).withQueue(QueueSection.blankToNull(group)).withBusinessId(QueueSection.blankToNull(key))
-			.withAfterId(afterId).withLimit(limit);
-		List<JobEntry> page = this.scheduler.admin().entries(query);
-		Long next = (page.size() == limit) ? page.get(page.size() - 1).id() : null;
-		List<String> states = new ArrayList<>(List.of(listed.name()));
-		STATES.stream().filter((s) -> !s.equals(listed.name())).forEach(states::add);
-		return new EntryList(title(listed), listed.name(), ENTRY, page.stream().map((e) -> row(e, shown)).toList(), limit,
-				(listed == JobState.FAILED) ? ACTIONS : List.of(), FILTERS, next, states);
-	}
-
-	private static String title(JobState state) {
-		return switch (state) {
-			case FAILED -> "Failed jobs (their handler failed for good)";
-			case SCHEDULED -> "Scheduled jobs";
-			case DISPATCHED -> "Dispatched jobs";
-			case CANCELLED -> "Cancelled jobs";
-		};
-	}
-
-	static JobState state(String state) {
-		if (state == null || !STATES.contains(state.toUpperCase(Locale.ROOT))) {
-			throw new IllegalArgumentException("Unknown state '" + state + "' for jobs; list one of " + STATES);
-		}
-		return JobState.valueOf(state.toUpperCase(Locale.ROOT));
+	List<JobEntry> page(JobState state, @Nullable String group, @Nullable String key, long afterId, int limit) {
+		return this.scheduler.admin().entries(JobQuery.of(state).withQueue(group).withBusinessId(key).withAfterId(afterId)
+			.withLimit(limit));
 	}
 
 	@Override
-	public Optional<Map<String, Object>> entry(long id, boolean shown) {
-		return this.scheduler.admin().entry(id).map((e) -> {
-			Map<String, Object> row = row(e, shown);
-			row.put("state", e.state().name());
-			row.put("createdAt", e.createdAt().toString());
-			row.put("nextAttemptAt", (e.nextAttemptAt() != null) ? e.nextAttemptAt().toString() : null);
-			row.put("dispatchedAt", (e.dispatchedAt() != null) ? e.dispatchedAt().toString() : null);
-			row.put("messageId", e.messageId());
-			return row;
-		});
+	void detail(JobEntry e, Map<String, Object> row) {
+		row.put("createdAt", e.createdAt().toString());
+		row.put("nextAttemptAt", (e.nextAttemptAt() != null) ? e.nextAttemptAt().toString() : null);
+		row.put("dispatchedAt", (e.dispatchedAt() != null) ? e.dispatchedAt().toString() : null);
+		row.put("messageId", e.messageId());
 	}
 
 	@Override
@@ -172,20 +137,9 @@ public final class JobSection implements ConsoleSection {
 	}
 
 	@Override
-	public Outcome act(String id, String action) {
-		if (!ACTIONS.contains(action)) {
-			return new Outcome(400, "Unknown action '" + action + "' for a job", ACTIONS);
-		}
-		Long jobId = QueueSection.parse(id);
-		if (jobId == null) {
-			return new Outcome(400, "Job id '" + id + "' is not a number", List.of());
-		}
-		Optional<JobEntry> entry = this.scheduler.admin().entry(jobId);
-		if (entry.isEmpty()) {
-			return new Outcome(404, "Unknown job " + jobId + " (purged, or never there)", List.of());
-		}
-		if (entry.get().state() != JobState.FAILED) {
-			return new Outcome(409, "Job " + jobId + " is " + entry.get().state() + ", not FAILED: only failed jobs can be requeued; "
+	Outcome act(long jobId, JobEntry entry, String action) {
+		if (entry.state() != JobState.FAILED) {
+			return new Outcome(409, "Job " + jobId + " is " + entry.state() + ", not FAILED: only failed jobs can be requeued; "
 					+ "nothing changed", List.of());
 		}
 		boolean done = this.scheduler.admin().requeue(this.queue, jobId);
@@ -193,17 +147,17 @@ public final class JobSection implements ConsoleSection {
 		if (!done) {
 			return new Outcome(409, "Job " + jobId + " is no longer FAILED (requeued meanwhile); nothing changed", List.of());
 		}
-		return Outcome.done("job " + jobId + " (" + entry.get().queue() + "/" + entry.get().businessId() + ") requeued");
+		return Outcome.done("job " + jobId + " (" + entry.queue() + "/" + entry.businessId() + ") requeued");
 	}
 
-	private Map<String, Object> row(JobEntry e, boolean shown) {
-		Map<String, Object> row = new LinkedHashMap<>();
-		row.put("id", e.id());
+	@Override
+	Map<String, Object> row(JobEntry e, boolean shown) {
+		Map<String, Object> row = row(e.id());
 		row.put("queue", e.queue());
 		row.put("businessId", e.businessId());
 		row.put("dueAt", e.dueAt().toString());
 		row.put("attempts", e.attempts());
-		row.put("lastError", this.sanitizer.sanitize("lastError", e.lastError(), shown));
+		row.put("lastError", lastError(e.lastError(), shown));
 		return row;
 	}
 

@@ -1,18 +1,14 @@
 package dev.polling.console.jdbc;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.boot.actuate.PollingValueSanitizer;
 import dev.polling.console.ConsoleProblems;
-import dev.polling.console.ConsoleSection;
 import dev.polling.jdbc.queue.BlockedKey;
 import dev.polling.jdbc.queue.MessageState;
 import dev.polling.jdbc.queue.QueueEntry;
@@ -27,30 +23,27 @@ import dev.polling.jdbc.queue.WorkQueue;
  * acts only on a message that is DEAD). Problems: dead messages, and keys stuck behind a failed or
  * dead message.
  */
-public final class QueueSection implements ConsoleSection {
+public final class QueueSection extends EntrySection<QueueEntry, MessageState> {
 
 	static final List<String> ACTIONS = List.of("retry", "discard");
 
 	static final String RETRY_DEAD = BulkRetries.RETRY_DEAD;
 
-	/** The states an operator lists; dead first (they need a human), then what waits. */
-	static final List<String> STATES = List.of("DEAD", "FAILED", "BLOCKED", "NEW", "IN_PROGRESS");
-
 	private static final List<Column> STATS = List.of(new Column("queue", "Queue"), new Column("ready", "Ready"),
 			new Column("blocked", "Blocked"), new Column("inProgress", "In progress"), new Column("failed", "Failed"),
 			new Column("dead", "Dead"), new Column("oldestWaiting", "Oldest waiting"));
 
-	private static final List<Column> ENTRY = List.of(new Column("id", "Id"), new Column("queue", "Queue"),
-			new Column("businessKey", "Key"), new Column("attempts", "Attempts"), new Column("enqueuedAt", "Enqueued"),
-			new Column("lastError", "Last error"));
-
-	private static final List<Column> FILTERS = List.of(new Column("group", "Queue"), new Column("key", "Business key"));
+	private static final Listing<QueueEntry, MessageState> LISTING = new Listing<>(MessageState.class, QueueEntry::id, QueueEntry::state,
+			// dead first (they need a human), then what waits
+			List.of(new Listed("DEAD", "Dead messages", ACTIONS), new Listed("FAILED", "Failed messages (waiting for a retry)"),
+					new Listed("BLOCKED", "Blocked messages (waiting behind their key)"), new Listed("NEW", "New messages"),
+					new Listed("IN_PROGRESS", "Messages in progress")),
+			List.of(new Column("queue", "Queue"), new Column("businessKey", "Key"), new Column("attempts", "Attempts"),
+					new Column("enqueuedAt", "Enqueued")),
+			"Queue", "Business key",
+			new Words("queue message", "queue messages", "Message", "processed and purged, discarded, or never there"));
 
 	private final WorkQueue queue;
-
-	private final PollingValueSanitizer sanitizer;
-
-	private final int pageSize;
 
 	private final StatsCache<Snapshot> stats;
 
@@ -61,9 +54,8 @@ public final class QueueSection implements ConsoleSection {
 	 * @param pageSize the entries of a page on the console
 	 */
 	public QueueSection(WorkQueue queue, PollingValueSanitizer sanitizer, int pageSize) {
+		super(LISTING, (id) -> queue.admin().entry(id), sanitizer, pageSize);
 		this.queue = queue;
-		this.sanitizer = sanitizer;
-		this.pageSize = pageSize;
 		this.stats = new StatsCache<>(this::snapshot);
 	}
 
@@ -98,49 +90,19 @@ public final class QueueSection implements ConsoleSection {
 			row.put("stuckKeys", snapshot.blockedKeys().stream().filter((k) -> k.queue().equals(s.queue()) && k.waiting() > 0).count());
 			rows.add(row);
 		}
-		return new View(kind(), "Work queue", STATS, rows, List.of(entries("DEAD", null, null, 0, this.pageSize, shown)),
+		return new View(kind(), "Work queue", STATS, rows, List.of(firstPage("DEAD", shown)),
 				new Bulk(RETRY_DEAD, "queue", "dead", "Retry all dead"));
 	}
 
 	@Override
-	public EntryList entries(String state, @Nullable String group, @Nullable String key, long afterId, int limit, boolean shown) {
-		MessageState listed = state(state);
-		QueueQuery query = QueueQuery.of(listed).withQueue(blankToNull(group)).withBusinessKey(blankToNull(key)).withAfterId(afterId)
-			.withLimit(limit);
-		List<QueueEntry> page = this.queue.admin().entries(query);
-		Long next = (page.size() == limit) ? page.get(page.size() - 1).id() : null;
-		List<String> states = new ArrayList<>(List.of(listed.name()));
-		STATES.stream().filter((s) -> !s.equals(listed.name())).forEach(states::add);
-		return new EntryList(title(listed), listed.name(), ENTRY, page.stream().map((e) -> row(e, shown)).toList(), limit,
-				(listed == MessageState.DEAD) ? ACTIONS : List.of(), FILTERS, next, states);
-	}
-
-	private static String title(MessageState state) {
-		return switch (state) {
-			case DEAD -> "Dead messages";
-			case FAILED -> "Failed messages (waiting for a retry)";
-			case BLOCKED -> "Blocked messages (waiting behind their key)";
-			case NEW -> "New messages";
-			case IN_PROGRESS -> "Messages in progress";
-			default -> state.name();
-		};
-	}
-
-	static MessageState state(String state) {
-		if (state == null || !STATES.contains(state.toUpperCase(Locale.ROOT))) {
-			throw new IllegalArgumentException("Unknown state '" + state + "' for queue messages; list one of " + STATES);
-		}
-		return MessageState.valueOf(state.toUpperCase(Locale.ROOT));
+	List<QueueEntry> page(MessageState state, @Nullable String group, @Nullable String key, long afterId, int limit) {
+		return this.queue.admin().entries(QueueQuery.of(state).withQueue(group).withBusinessKey(key).withAfterId(afterId)
+			.withLimit(limit));
 	}
 
 	@Override
-	public Optional<Map<String, Object>> entry(long id, boolean shown) {
-		return this.queue.admin().entry(id).map((e) -> {
-			Map<String, Object> row = row(e, shown);
-			row.put("state", e.state().name());
-			row.put("owner", e.owner());
-			return row;
-		});
+	void detail(QueueEntry entry, Map<String, Object> row) {
+		row.put("owner", entry.owner());
 	}
 
 	@Override
@@ -185,21 +147,9 @@ public final class QueueSection implements ConsoleSection {
 	}
 
 	@Override
-	public Outcome act(String id, String action) {
-		if (!ACTIONS.contains(action)) {
-			return new Outcome(400, "Unknown action '" + action + "' for a queue message", ACTIONS);
-		}
-		Long messageId = parse(id);
-		if (messageId == null) {
-			return new Outcome(400, "Message id '" + id + "' is not a number", List.of());
-		}
-		Optional<QueueEntry> entry = this.queue.admin().entry(messageId);
-		if (entry.isEmpty()) {
-			return new Outcome(404, "Unknown queue message " + messageId + " (processed and purged, discarded, or never there)",
-					List.of());
-		}
-		if (entry.get().state() != MessageState.DEAD) {
-			return new Outcome(409, "Message " + messageId + " is " + entry.get().state()
+	Outcome act(long messageId, QueueEntry entry, String action) {
+		if (entry.state() != MessageState.DEAD) {
+			return new Outcome(409, "Message " + messageId + " is " + entry.state()
 					+ ", not DEAD: only dead messages can be retried or discarded; nothing changed", List.of());
 		}
 		boolean done = action.equals("retry") ? this.queue.admin().retry(messageId) : this.queue.admin().discard(messageId);
@@ -208,36 +158,19 @@ public final class QueueSection implements ConsoleSection {
 			return new Outcome(409, "Message " + messageId + " is no longer DEAD (retried or discarded meanwhile); nothing changed",
 					List.of());
 		}
-		return Outcome.done(action.equals("retry") ? "message " + messageId + " of queue " + entry.get().queue() + " retried"
-				: "message " + messageId + " of queue " + entry.get().queue() + " discarded");
+		return Outcome.done(action.equals("retry") ? "message " + messageId + " of queue " + entry.queue() + " retried"
+				: "message " + messageId + " of queue " + entry.queue() + " discarded");
 	}
 
-	private Map<String, Object> row(QueueEntry e, boolean shown) {
-		Map<String, Object> row = new LinkedHashMap<>();
-		row.put("id", e.id());
+	@Override
+	Map<String, Object> row(QueueEntry e, boolean shown) {
+		Map<String, Object> row = row(e.id());
 		row.put("queue", e.queue());
 		row.put("businessKey", e.businessKey());
 		row.put("attempts", e.attempts() + "/" + e.maxAttempts());
 		row.put("enqueuedAt", e.enqueuedAt().toString());
-		row.put("lastError", this.sanitizer.sanitize("lastError", e.lastError(), shown));
+		row.put("lastError", lastError(e.lastError(), shown));
 		return row;
-	}
-
-	static @Nullable String blankToNull(@Nullable String value) {
-		return (value == null || value.isBlank()) ? null : value.strip();
-	}
-
-	static @Nullable Long parse(String id) {
-		try {
-			return Long.parseLong(id);
-		}
-		catch (NumberFormatException ex) {
-			return null;
-		}
-	}
-
-	static @Nullable String seconds(@Nullable Duration duration) {
-		return (duration != null) ? duration.toSeconds() + " s" : null;
 	}
 
 }
