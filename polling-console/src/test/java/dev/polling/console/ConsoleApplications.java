@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -26,6 +27,7 @@ import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
 
 import dev.polling.boot.annotation.PollingCycle;
+import dev.polling.jdbc.queue.QueueSubscription;
 
 /** The applications the console tests start: real web servers, real JMX connector servers, one cluster ticking each second. */
 final class ConsoleApplications {
@@ -227,6 +229,29 @@ final class ConsoleApplications {
 		@PollingCycle(CLUSTER)
 		void poll() {
 			this.cycles.incrementAndGet();
+		}
+
+	}
+
+
+	/**
+	 * The work queue's subscription to queue "invoices", which fails while {@link #failing} is set
+	 * and counts what it processed; an application of a test extends it.
+	 */
+	abstract static class InvoicesQueue {
+
+		final AtomicBoolean failing = new AtomicBoolean(true);
+
+		final AtomicInteger processed = new AtomicInteger();
+
+		@Bean
+		QueueSubscription invoices() {
+			return QueueSubscription.of("invoices", (message) -> {
+				if (this.failing.get()) {
+					throw new IllegalStateException("invoice service down");
+				}
+				this.processed.incrementAndGet();
+			});
 		}
 
 	}

@@ -4,8 +4,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -17,8 +15,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.Bean;
 
@@ -45,8 +41,6 @@ import static org.awaitility.Awaitility.await;
 class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 
 	private static final String MESSAGES = "article[data-section='messages'] [data-list='messages-0']";
-
-	private final JsonMapper json = JsonMapper.builder().build();
 
 	@BeforeAll
 	void start() throws Exception {
@@ -250,28 +244,9 @@ class ConsoleListsBrowserTests extends SingleAppBrowserTests {
 		return queue.admin().entries(QueueQuery.of(MessageState.DEAD).withQueue(name).withLimit(1000)).size();
 	}
 
-	private String error(HttpResponse<String> response) {
-		JsonNode body = this.json.readTree(response.body());
-		return body.get("error").asString();
-	}
-
 	/** Queue "invoices" fails while {@link #failing} is set; "reports" always fails; cluster JOBS dispatches the jobs. */
 	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
-	static class ListsApplication {
-
-		final AtomicBoolean failing = new AtomicBoolean(true);
-
-		final AtomicInteger processed = new AtomicInteger();
-
-		@Bean
-		QueueSubscription invoices() {
-			return QueueSubscription.of("invoices", (message) -> {
-				if (this.failing.get()) {
-					throw new IllegalStateException("invoice service down");
-				}
-				this.processed.incrementAndGet();
-			});
-		}
+	static class ListsApplication extends ConsoleApplications.InvoicesQueue {
 
 		@Bean
 		QueueSubscription reports() {

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -14,8 +13,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.annotation.Bean;
 
@@ -23,7 +20,6 @@ import dev.polling.jdbc.delivery.DeliveryDestination;
 import dev.polling.jdbc.delivery.DeliveryGuard;
 import dev.polling.jdbc.delivery.DeliveryState;
 import dev.polling.jdbc.queue.MessageState;
-import dev.polling.jdbc.queue.QueueSubscription;
 import dev.polling.jdbc.queue.WorkQueue;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,8 +34,6 @@ import static org.awaitility.Awaitility.await;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
-
-	private final JsonMapper json = JsonMapper.builder().build();
 
 	@BeforeAll
 	void start() throws Exception {
@@ -153,18 +147,9 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 		return response.statusCode();
 	}
 
-	private String error(HttpResponse<String> response) {
-		JsonNode body = this.json.readTree(response.body());
-		return body.get("error").asString();
-	}
-
 	/** A standalone application with the work queue on H2; queue "invoices" fails while {@link #failing} is set. */
 	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
-	static class QueueApplication {
-
-		final AtomicBoolean failing = new AtomicBoolean(true);
-
-		final AtomicInteger processed = new AtomicInteger();
+	static class QueueApplication extends ConsoleApplications.InvoicesQueue {
 
 		final CountDownLatch hanging = new CountDownLatch(1);
 
@@ -176,16 +161,6 @@ class ConsoleQueueBrowserTests extends SingleAppBrowserTests {
 			return DeliveryDestination.of("crm", (delivery) -> {
 				this.sends.incrementAndGet();
 				this.hanging.await(30, TimeUnit.SECONDS);
-			});
-		}
-
-		@Bean
-		QueueSubscription invoices() {
-			return QueueSubscription.of("invoices", (message) -> {
-				if (this.failing.get()) {
-					throw new IllegalStateException("invoice service down");
-				}
-				this.processed.incrementAndGet();
 			});
 		}
 

@@ -73,12 +73,7 @@ class ConsoleReadOnlyBrowserTests {
 
 	@Test
 	void withAccessButWithoutTheConsolePropertyActionsAreRefusedWith403() throws Exception {
-		this.browser.get(ConsoleApplications.url(this.accessOnly, "/actuator/console"));
-		ConsoleTwoInstancesBrowserTests.wait(this.browser)
-			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("instance"), "read-only"));
-		ConsoleTwoInstancesBrowserTests.wait(this.browser)
-			.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("article.cluster[data-cluster='" + CLUSTER + "']")));
-		assertThat(this.browser.findElements(By.tagName("button"))).isEmpty();
+		ConsoleTwoInstancesBrowserTests.openReadOnly(this.browser, this.accessOnly, "read-only");
 
 		HttpResponse<String> pause = ConsoleApplications.post(this.accessOnly, "/actuator/console/clusters/" + CLUSTER,
 				"{\"action\":\"pause\"}");

@@ -51,12 +51,7 @@ class ConsoleSecurityBrowserTests extends SingleAppBrowserTests {
 
 		// a viewer: the page without actions; acting anyway is refused, naming the role
 		login("viewer");
-		this.browser.get(ConsoleApplications.url(this.app, "/actuator/console"));
-		ConsoleTwoInstancesBrowserTests.wait(this.browser)
-			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("instance"), "read-only for you"));
-		ConsoleTwoInstancesBrowserTests.wait(this.browser)
-			.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("article.cluster[data-cluster='" + CLUSTER + "']")));
-		assertThat(this.browser.findElements(By.tagName("button"))).isEmpty();
+		ConsoleTwoInstancesBrowserTests.openReadOnly(this.browser, this.app, "read-only for you");
 		Map<?, ?> refused = fetchPause();
 		assertThat(refused.get("status")).isEqualTo(403L);
 		assertThat((String) refused.get("body")).contains("Actions need the role 'OPERATOR' (polling.console.action-role); 'viewer' does not have it");

@@ -301,6 +301,17 @@ class ConsoleTwoInstancesBrowserTests {
 	}
 
 	/**
+	 * Opens an application's console and waits until it shows the cluster, read-only (the instance
+	 * line says so), without a button.
+	 */
+	static void openReadOnly(WebDriver browser, ConfigurableApplicationContext app, String instanceText) {
+		browser.get(ConsoleApplications.url(app, "/actuator/console"));
+		wait(browser).until(ExpectedConditions.textToBePresentInElementLocated(By.id("instance"), instanceText));
+		wait(browser).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("article.cluster[data-cluster='" + CLUSTER + "']")));
+		assertThat(browser.findElements(By.tagName("button"))).isEmpty();
+	}
+
+	/**
 	 * Opens the timeline of the article and waits until it shows the text. The page redraws an
 	 * article when its state changes, so every try looks the elements up anew.
 	 */

@@ -1,7 +1,10 @@
 package dev.polling.console;
 
+import java.net.http.HttpResponse;
+
 import org.junit.jupiter.api.AfterAll;
 import org.openqa.selenium.WebDriver;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -15,6 +18,8 @@ abstract class SingleAppBrowserTests {
 
 	ConfigurableApplicationContext app;
 
+	final JsonMapper json = JsonMapper.builder().build();
+
 	@AfterAll
 	void stop() {
 		if (this.browser != null) {
@@ -23,6 +28,11 @@ abstract class SingleAppBrowserTests {
 		if (this.app != null) {
 			this.app.close();
 		}
+	}
+
+	/** The error text of a refused console request. */
+	String error(HttpResponse<String> response) {
+		return this.json.readTree(response.body()).get("error").asString();
 	}
 
 }

@@ -208,14 +208,7 @@ final class PollingPropertiesValidator {
 
 	private void validatePeers(Map<String, Peer> peers) {
 		Map<String, String> addresses = new LinkedHashMap<>();
-		for (Map.Entry<String, Peer> entry : peers.entrySet()) {
-			String id = entry.getKey();
-			Peer peer = entry.getValue();
-			String key = "jmx.peers." + PollingPropertyErrors.mapKey(id) + ".";
-			if (id.isBlank()) {
-				invalid("jmx.peers", id, "a peer id is blank", "give every peer a non-blank id such as SERVER2");
-				continue;
-			}
+		forEachEntry(peers, "jmx.peers", "peer", "SERVER2", (id, peer, key) -> {
 			String address = null;
 			String addressKey = null;
 			if (peer.getUrl() != null && !peer.getUrl().isBlank()) {
@@ -259,7 +252,7 @@ final class PollingPropertiesValidator {
 						"remove one of them (polling.jmx.peers." + PollingPropertyErrors.mapKey(other) + " or polling.jmx.peers."
 								+ PollingPropertyErrors.mapKey(id) + ") or fix its address");
 			}
-		}
+		});
 	}
 
 	/**
@@ -326,14 +319,7 @@ final class PollingPropertiesValidator {
 
 	private void validateClusters(PollingProperties properties, boolean peerTimeoutValid) {
 		Duration peerTimeout = properties.getJmx().getPeerTimeout();
-		for (Map.Entry<String, Cluster> entry : properties.getClusters().entrySet()) {
-			String id = entry.getKey();
-			Cluster cluster = entry.getValue();
-			String key = "clusters." + PollingPropertyErrors.mapKey(id) + ".";
-			if (id.isBlank()) {
-				invalid("clusters", id, "a cluster id is blank", "give every cluster a non-blank id such as MAILABRUF_CLUSTER");
-				continue;
-			}
+		forEachEntry(properties.getClusters(), "clusters", "cluster", "MAILABRUF_CLUSTER", (id, cluster, key) -> {
 			Duration waitTime = cluster.getWaitTime();
 			if (waitTime == null) {
 				invalid(key + "wait-time", null, "every cluster needs a wait time",
@@ -357,7 +343,43 @@ final class PollingPropertiesValidator {
 									+ "peers (an empty list means all peers)");
 				}
 			}
+		});
+	}
+
+	/**
+	 * Checks each entry of a map property ({@code polling.<property>.<id>}); a blank id is an error of
+	 * its own and its entry is not checked further.
+	 * @param entries the entries by id
+	 * @param property the property, e.g. {@code clusters}
+	 * @param what what an entry is, e.g. {@code cluster}
+	 * @param example an id to suggest
+	 * @param check the check of one entry
+	 */
+	private <T> void forEachEntry(Map<String, T> entries, String property, String what, String example,
+			EntryCheck<T> check) {
+		for (Map.Entry<String, T> entry : entries.entrySet()) {
+			String id = entry.getKey();
+			if (id.isBlank()) {
+				invalid(property, id, "a " + what + " id is blank",
+						"give every " + what + " a non-blank id such as " + example);
+			}
+			else {
+				check.check(id, entry.getValue(), property + "." + PollingPropertyErrors.mapKey(id) + ".");
+			}
 		}
+	}
+
+	/** The check of one entry of a map property. */
+	@FunctionalInterface
+	private interface EntryCheck<T> {
+
+		/**
+		 * @param id the entry's id
+		 * @param value the entry
+		 * @param key the entry's key, e.g. {@code clusters.MY_CLUSTER.}, to which the property names are added
+		 */
+		void check(String id, T value, String key);
+
 	}
 
 	private void checkCredentials(String key, @Nullable String username, @Nullable String password) {

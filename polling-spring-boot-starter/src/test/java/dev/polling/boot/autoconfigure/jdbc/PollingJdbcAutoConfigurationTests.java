@@ -1,6 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
-import static dev.polling.boot.autoconfigure.FailureReports.report;
+import static dev.polling.boot.autoconfigure.FailureReports.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -232,20 +232,12 @@ class PollingJdbcAutoConfigurationTests {
 
 	@Test
 	void failsAtStartupOnAnInvalidTablePrefixNamingTheProperty() {
-		this.runner.withPropertyValues("polling.jdbc.table-prefix=polling-").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.table-prefix\n    Value: polling-\n")
-				.contains("table prefix 'polling-' is invalid");
-		});
+		assertRefused(this.runner, "polling.jdbc.table-prefix", "polling-", "table prefix 'polling-' is invalid");
 	}
 
 	@Test
 	void failsAtStartupOnANonPositiveRetentionNamingTheProperty() {
-		this.runner.withPropertyValues("polling.jdbc.inbox.retention.period=0s").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.inbox.retention.period\n    Value: 0s\n")
-				.contains("Reason: the value must be positive");
-		});
+		assertRefused(this.runner, "polling.jdbc.inbox.retention.period", "0s", "Reason: the value must be positive");
 	}
 
 	@Test

@@ -1,6 +1,6 @@
 package dev.polling.boot.autoconfigure.jdbc;
 
-import static dev.polling.boot.autoconfigure.FailureReports.report;
+import static dev.polling.boot.autoconfigure.FailureReports.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -338,21 +338,9 @@ class QueueAndDeliveryAutoConfigurationTests {
 
 	@Test
 	void failsAtStartupNamingAnInvalidProperty() {
-		this.runner.withPropertyValues("polling.jdbc.queue.workers.threads=0").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.queue.workers.threads\n    Value: 0\n")
-				.contains("Reason: the value must be between 1 and 256");
-		});
-		this.runner.withPropertyValues("polling.jdbc.delivery.workers.threads=65").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.delivery.workers.threads\n    Value: 65\n")
-				.contains("Reason: the value must be between 1 and 64");
-		});
-		this.runner.withPropertyValues("polling.jdbc.delivery.lease.duration=100ms").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(report(context)).contains("Property: polling.jdbc.delivery.lease.duration\n    Value: 100ms\n")
-				.contains("Reason: the value must be between 1s and 1d");
-		});
+		assertRefused(this.runner, "polling.jdbc.queue.workers.threads", "0", "Reason: the value must be between 1 and 256");
+		assertRefused(this.runner, "polling.jdbc.delivery.workers.threads", "65", "Reason: the value must be between 1 and 64");
+		assertRefused(this.runner, "polling.jdbc.delivery.lease.duration", "100ms", "Reason: the value must be between 1s and 1d");
 	}
 
 	/**
