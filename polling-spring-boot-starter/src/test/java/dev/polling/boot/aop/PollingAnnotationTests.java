@@ -6,11 +6,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -89,14 +91,7 @@ class PollingAnnotationTests {
 	void refreshesActivityAfterAnActionMethodOnAHoldingInstance() {
 		this.runner.withUserConfiguration(PollerConfiguration.class).run((context) -> {
 			Processor processor = context.getBean(Processor.class);
-			PollingManager manager = context.getBean(PollingManager.class);
-			assertThat(manager.tryStartPolling("OTHER_CLUSTER")).isTrue();
-			await().atMost(Duration.ofSeconds(2)).until(() -> manager.status("OTHER_CLUSTER").elapsed().toMillis() >= 20);
-			long before = System.nanoTime();
-			processor.process("one");
-			// recorded during the call: no older than the call (not a fixed bound a starved machine can exceed)
-			assertThat(manager.status("OTHER_CLUSTER").elapsed())
-				.isLessThanOrEqualTo(Duration.ofNanos(System.nanoTime() - before).plusMillis(1));
+			assertActivityRefreshedBy(context.getBean(PollingManager.class), "OTHER_CLUSTER", () -> processor.process("one"));
 			assertThat(processor.processed()).isEqualTo(1);
 		});
 	}
@@ -105,14 +100,7 @@ class PollingAnnotationTests {
 	void appliesAClassLevelActionToEveryMethod() {
 		this.runner.withUserConfiguration(PollerConfiguration.class).run((context) -> {
 			ClassLevelProcessor processor = context.getBean(ClassLevelProcessor.class);
-			PollingManager manager = context.getBean(PollingManager.class);
-			assertThat(manager.tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
-			await().atMost(Duration.ofSeconds(2)).until(() -> manager.status("MAILABRUF_CLUSTER").elapsed().toMillis() >= 20);
-			long before = System.nanoTime();
-			processor.handle();
-			// recorded during the call: no older than the call (not a fixed bound a starved machine can exceed)
-			assertThat(manager.status("MAILABRUF_CLUSTER").elapsed())
-				.isLessThanOrEqualTo(Duration.ofNanos(System.nanoTime() - before).plusMillis(1));
+			assertActivityRefreshedBy(context.getBean(PollingManager.class), "MAILABRUF_CLUSTER", processor::handle);
 		});
 	}
 
@@ -127,12 +115,10 @@ class PollingAnnotationTests {
 	@Test
 	void failsAtStartupForAnUnknownClusterInAGate() {
 		this.runner.withUserConfiguration(UnknownClusterConfiguration.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class)
-				.hasMessageContaining("@PollingCycle on " + UnknownClusterPoller.class.getName() + ".poll()")
-				.hasMessageContaining("unknown cluster 'MAILABRUF'")
-				.hasMessageContaining("[MAILABRUF_CLUSTER, OTHER_CLUSTER]")
-				.hasMessageContaining("Fix: ");
+			assertAnnotationFailure(context, "@PollingCycle on " + UnknownClusterPoller.class.getName() + ".poll()",
+					"unknown cluster 'MAILABRUF'",
+					"[MAILABRUF_CLUSTER, OTHER_CLUSTER]",
+					"Fix: ");
 			assertThat(((UnknownClusterPoller) UnknownClusterConfiguration.created).cycles).hasValue(0);
 			FailureAnalysis analysis = new PollingAnnotationFailureAnalyzer().analyze(context.getStartupFailure());
 			assertThat(analysis.getAction()).contains("define polling.clusters.MAILABRUF.wait-time");
@@ -142,10 +128,8 @@ class PollingAnnotationTests {
 	@Test
 	void failsAtStartupForAnUnknownClusterInAnAction() {
 		this.runner.withUserConfiguration(UnknownActionConfiguration.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class)
-				.hasMessageContaining("@PollingAction on " + UnknownActionProcessor.class.getName())
-				.hasMessageContaining("unknown cluster 'NOPE'");
+			assertAnnotationFailure(context, "@PollingAction on " + UnknownActionProcessor.class.getName(),
+					"unknown cluster 'NOPE'");
 		});
 	}
 
@@ -154,10 +138,8 @@ class PollingAnnotationTests {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class))
 			.withUserConfiguration(PollerConfiguration.class)
 			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class)
-					.hasMessageContaining("no polling clusters are configured")
-					.hasMessageContaining("define polling.clusters.MAILABRUF_CLUSTER.wait-time");
+				assertAnnotationFailure(context, "no polling clusters are configured",
+						"define polling.clusters.MAILABRUF_CLUSTER.wait-time");
 			});
 	}
 
@@ -168,10 +150,8 @@ class PollingAnnotationTests {
 		new ApplicationContextRunner().withUserConfiguration(AnnotationProcessingOnly.class, PollerConfiguration.class)
 			.withPropertyValues("polling.clusters.MAILABRUF_CLUSTER.wait-time=10s")
 			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class)
-					.hasMessageContaining("polling.clusters is set now, but was not when the application's bean definitions were fixed")
-					.hasMessageContaining("packaged with the application");
+				assertAnnotationFailure(context, "polling.clusters is set now, but was not when the application's bean definitions were fixed",
+						"packaged with the application");
 			});
 	}
 
@@ -193,6 +173,31 @@ class PollingAnnotationTests {
 			assertThat(AopUtils.isAopProxy(poller)).isFalse();
 			assertThat(poller.poll()).isEqualTo("polled");
 		});
+	}
+
+	/**
+	 * Asserts that a call on a holding instance refreshes the cluster's activity: the cluster is
+	 * taken, its activity left to age, and after the call it is no older than the call.
+	 */
+	private static void assertActivityRefreshedBy(PollingManager manager, String cluster, Runnable call) {
+		assertThat(manager.tryStartPolling(cluster)).isTrue();
+		await().atMost(Duration.ofSeconds(2)).until(() -> manager.status(cluster).elapsed().toMillis() >= 20);
+		long before = System.nanoTime();
+		call.run();
+		// recorded during the call: no older than the call (not a fixed bound a starved machine can exceed)
+		assertThat(manager.status(cluster).elapsed()).isLessThanOrEqualTo(Duration.ofNanos(System.nanoTime() - before).plusMillis(1));
+	}
+
+	/**
+	 * Asserts that the context failed to start with a {@link PollingAnnotationException} whose
+	 * message contains every text.
+	 */
+	private static void assertAnnotationFailure(AssertableApplicationContext context, String... texts) {
+		assertThat(context).hasFailed();
+		AbstractThrowableAssert<?, ?> failure = assertThat(context.getStartupFailure()).isInstanceOf(PollingAnnotationException.class);
+		for (String text : texts) {
+			failure.hasMessageContaining(text);
+		}
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -2,6 +2,7 @@ package dev.polling.boot.autoconfigure;
 
 import java.time.Duration;
 
+import org.assertj.core.api.AbstractCharSequenceAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -45,8 +46,8 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void aPeerTimeoutBelowTheMinimumFailsTheStart(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, CLUSTER, "polling.jmx.peer-timeout=50ms"));
-		assertThat(output).contains("APPLICATION FAILED TO START")
+		assertFailedStart(output, EmptyApplication.class, DOMAIN, CLUSTER, "polling.jmx.peer-timeout=50ms")
+			.contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.jmx.peer-timeout")
 			.contains("Value: 50ms")
 			.contains("Reason: the peer timeout is shorter than the minimum of 100ms")
@@ -70,8 +71,8 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void namesPollingEnabledWhenAPollingManagerIsMissing(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(ManagerUserApplication.class, DOMAIN, CLUSTER, "polling.enabled=false"));
-		assertThat(output).contains("APPLICATION FAILED TO START")
+		assertFailedStart(output, ManagerUserApplication.class, DOMAIN, CLUSTER, "polling.enabled=false")
+			.contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.enabled")
 			.contains("Value: false")
 			.contains("there is no PollingManager bean, but parameter 0 of the constructor of "
@@ -82,17 +83,17 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void namesPollingClustersWhenAPollingManagerIsMissingForWantOfClusters(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(ManagerUserApplication.class, DOMAIN));
-		assertThat(output).contains("Property: polling.clusters").contains("Value: not set").contains("no polling cluster is defined");
+		assertFailedStart(output, ManagerUserApplication.class, DOMAIN)
+			.contains("Property: polling.clusters").contains("Value: not set").contains("no polling cluster is defined");
 	}
 
 	// ---------------------------------------------------------------- 5. ids with special characters
 
 	@Test
 	void aClusterIdThatTheBinderChangedFailsWithTheBracketNotation(CapturedOutput output) {
-		assertThatException()
-			.isThrownBy(() -> run(SpacedPollerApplication.class, "spring.config.location=classpath:mistakes/cluster-id-with-space.yml"));
-		assertThat(output).contains("APPLICATION FAILED TO START")
+		assertFailedStart(output, SpacedPollerApplication.class,
+				"spring.config.location=classpath:mistakes/cluster-id-with-space.yml")
+			.contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.clusters.MAIL BOX")
 			.contains("Value: read as cluster 'MAILBOX'")
 			.contains("@PollingCycle on " + SpacedPoller.class.getName() + ".poll()")
@@ -137,9 +138,8 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void aClusterWhoseOnlyKeyIsMisspeltIsReportedAsMissingItsWaitTime(CapturedOutput output) {
-		assertThatException()
-			.isThrownBy(() -> run(EmptyApplication.class, "spring.config.location=classpath:mistakes/wait-time-typo.yml"));
-		assertThat(output).contains("APPLICATION FAILED TO START")
+		assertFailedStart(output, EmptyApplication.class, "spring.config.location=classpath:mistakes/wait-time-typo.yml")
+			.contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.clusters.MAILBOX.wait-time")
 			.contains("Value: not set")
 			.contains("cluster 'MAILBOX' is set only by polling.clusters.MAILBOX.wait-tme, which the starter does not read")
@@ -150,9 +150,8 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void everyMistakeInAFileIsReportedWithItsFileAndLine(CapturedOutput output) {
-		assertThatException()
-			.isThrownBy(() -> run(EmptyApplication.class, "spring.config.location=classpath:mistakes/short-wait-time.yml"));
-		assertThat(output).contains("APPLICATION FAILED TO START")
+		assertFailedStart(output, EmptyApplication.class, "spring.config.location=classpath:mistakes/short-wait-time.yml")
+			.contains("APPLICATION FAILED TO START")
 			.contains("Property: polling.clusters.MAILBOX.wait-time\n    Value: 5s\n    Origin: class path resource "
 					+ "[mistakes/short-wait-time.yml] - 10:18\n")
 			.contains("Fix: set polling.clusters.MAILBOX.wait-time to at least 10s")
@@ -164,8 +163,8 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void aBindFailureNamesThePropertyAsWritten(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "polling.clusters.MAILBOX.wait-time=ten"));
-		assertThat(output).contains("Property: polling.clusters.MAILBOX.wait-time")
+		assertFailedStart(output, EmptyApplication.class, DOMAIN, "polling.clusters.MAILBOX.wait-time=ten")
+			.contains("Property: polling.clusters.MAILBOX.wait-time")
 			.contains("Value: 'ten'")
 			.contains("a plain number means seconds")
 			.doesNotContain("polling.clusters.mailbox");
@@ -173,14 +172,27 @@ class ConfigurationMistakesTests {
 
 	@Test
 	void aValueOutOfRangeIsReportedWithItsRangeNotAsUnreadable(CapturedOutput output) {
-		assertThatException().isThrownBy(() -> run(EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
-				"polling.jdbc.queue.lease.duration=500ms"));
-		assertThat(output).contains("Property: polling.jdbc.queue.lease.duration")
+		assertFailedStart(output, EmptyApplication.class, DOMAIN, "spring.datasource.generate-unique-name=true",
+				"polling.jdbc.queue.lease.duration=500ms")
+			.contains("Property: polling.jdbc.queue.lease.duration")
 			.contains("Value: 500ms")
 			.contains("Origin: \"polling.jdbc.queue.lease.duration\" from property source \"defaultProperties\"")
 			.contains("Reason: the value must be between 1s and 1d")
 			.contains("Fix: set polling.jdbc.queue.lease.duration to e.g. 30s")
 			.doesNotContain("cannot be read as a duration");
+	}
+
+	/**
+	 * Starts the application, asserts that it fails to start and gives what it printed.
+	 * @param output the captured output
+	 * @param application the application
+	 * @param properties its properties
+	 * @return the assertion on the output
+	 */
+	private static AbstractCharSequenceAssert<?, ? extends CharSequence> assertFailedStart(CapturedOutput output,
+			Class<?> application, String... properties) {
+		assertThatException().isThrownBy(() -> run(application, properties));
+		return assertThat(output);
 	}
 
 	private static ConfigurableApplicationContext run(Class<?> application, String... properties) {

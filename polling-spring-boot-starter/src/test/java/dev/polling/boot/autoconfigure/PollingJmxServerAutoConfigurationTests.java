@@ -41,29 +41,32 @@ class PollingJmxServerAutoConfigurationTests {
 		.withPropertyValues("polling.instance-id=jmx", "polling.jmx.domain=dev.polling.jmxtest",
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 
+	/** A JMX server on the port that authenticates user polling with {@link #PASSWORD}. */
+	private ApplicationContextRunner withCredentials(int port) {
+		return this.runner.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
+				"polling.jmx.server.password=" + PASSWORD);
+	}
+
 	@Test
 	void servesOnlyThePollingMBeansToAnAuthenticatedRemoteClient() throws Exception {
 		int port = freePort();
-		this.runner
-			.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
-					"polling.jmx.server.password=" + PASSWORD)
-			.run((context) -> {
-				PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
-				assertThat(server.port()).isEqualTo(port);
-				ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
-				try (JMXConnector connector = connect(port, "polling", PASSWORD)) {
-					MBeanServerConnection connection = connector.getMBeanServerConnection();
-					Set<ObjectName> names = connection.queryNames(null, null);
-					assertThat(names).contains(cluster);
-					assertThat(names).doesNotContain(new ObjectName("java.lang:type=Runtime"));
-					// the configured domain is the one remote clients may read, and only read
-					assertThat(names).allMatch((name) -> name.getDomain().equals("dev.polling.jmxtest"));
-					assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
-					assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connection.unregisterMBean(cluster));
-				}
-				assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(cluster)).isFalse();
-				assertThat(context.getBean(PollingManager.class).tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
-			});
+		withCredentials(port).run((context) -> {
+			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
+			assertThat(server.port()).isEqualTo(port);
+			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
+			try (JMXConnector connector = connect(port, "polling", PASSWORD)) {
+				MBeanServerConnection connection = connector.getMBeanServerConnection();
+				Set<ObjectName> names = connection.queryNames(null, null);
+				assertThat(names).contains(cluster);
+				assertThat(names).doesNotContain(new ObjectName("java.lang:type=Runtime"));
+				// the configured domain is the one remote clients may read, and only read
+				assertThat(names).allMatch((name) -> name.getDomain().equals("dev.polling.jmxtest"));
+				assertThat(connection.getAttribute(cluster, "InstanceId")).isEqualTo("jmx");
+				assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connection.unregisterMBean(cluster));
+			}
+			assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(cluster)).isFalse();
+			assertThat(context.getBean(PollingManager.class).tryStartPolling("MAILABRUF_CLUSTER")).isTrue();
+		});
 	}
 
 	@Test
@@ -159,13 +162,10 @@ class PollingJmxServerAutoConfigurationTests {
 	@Test
 	void rejectsWrongCredentials() throws Exception {
 		int port = freePort();
-		this.runner
-			.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.username=polling",
-					"polling.jmx.server.password=" + PASSWORD)
-			.run((context) -> {
-				assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, "polling", "wrong").close());
-				assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, null, null).close());
-			});
+		withCredentials(port).run((context) -> {
+			assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, "polling", "wrong").close());
+			assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, null, null).close());
+		});
 	}
 
 	@Test
