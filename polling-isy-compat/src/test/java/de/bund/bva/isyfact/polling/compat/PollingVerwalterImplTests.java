@@ -76,19 +76,27 @@ class PollingVerwalterImplTests {
 		return v;
 	}
 
-	private JmxTestServer other() throws Exception {
+	/** Cluster A (wait time 10 s) with one peer, ONE, at a port where nothing listens. */
+	private PollingVerwalterImpl clusterAWithOneAbsentPeer() throws Exception {
+		IsyPollingProperties p = properties();
+		connection(p, "ONE", JmxTestServer.freePort());
+		cluster(p, "A", "A", 10);
+		return verwalter(p);
+	}
+
+	/** Another instance's JMX server with the activity MBean of one cluster name. */
+	private JmxTestServer other(String clusterName, long millisSinceActivity) throws Exception {
 		JmxTestServer s = JmxTestServer.other();
 		this.closeables.add(s);
+		s.publish(clusterName, millisSinceActivity);
 		return s;
 	}
 
 	@Test
 	void refusesWhileAPeerWasActiveWithinTheWaitTimeAndGrantsOtherwise() throws Exception {
-		JmxTestServer active = other();
-		active.publish("A", 3_000);
+		JmxTestServer active = other("A", 3_000);
 		active.publish("B", 30_000);
-		JmxTestServer idle = other();
-		idle.publish("A", Long.MAX_VALUE);
+		JmxTestServer idle = other("A", Long.MAX_VALUE);
 		idle.publish("B", Long.MAX_VALUE);
 		IsyPollingProperties p = properties();
 		connection(p, "ACTIVE", active.port);
@@ -141,8 +149,7 @@ class PollingVerwalterImplTests {
 
 	@Test
 	void activityIsAlwaysSetAlsoWithoutAGrant() throws Exception {
-		JmxTestServer active = other();
-		active.publish("A", 1_000);
+		JmxTestServer active = other("A", 1_000);
 		IsyPollingProperties p = properties();
 		connection(p, "ACTIVE", active.port);
 		cluster(p, "A", "A", 10);
@@ -156,8 +163,7 @@ class PollingVerwalterImplTests {
 	@Test
 	void anUnreachablePeerCountsAsNoActivityAndNoFaultEscapes() throws Exception {
 		int closedPort = JmxTestServer.freePort();
-		JmxTestServer idle = other();
-		idle.publish("A", Long.MAX_VALUE);
+		JmxTestServer idle = other("A", Long.MAX_VALUE);
 		IsyPollingProperties p = properties();
 		connection(p, "CLOSED", closedPort);
 		connection(p, "IDLE", idle.port);
@@ -174,8 +180,7 @@ class PollingVerwalterImplTests {
 	 */
 	@Test
 	void aPeerThatAnswersWithoutAReadableActivityCountsAsActive() throws Exception {
-		JmxTestServer withoutMBean = other();
-		withoutMBean.publish("ANOTHER-NAME", Long.MAX_VALUE);
+		JmxTestServer withoutMBean = other("ANOTHER-NAME", Long.MAX_VALUE);
 		IsyPollingProperties p = properties();
 		connection(p, "NO_MBEAN", withoutMBean.port);
 		cluster(p, "A", "A", 10);
@@ -230,8 +235,7 @@ class PollingVerwalterImplTests {
 
 	@Test
 	void duplicateConnectionEntriesAreAccepted() throws Exception {
-		JmxTestServer idle = other();
-		idle.publish("A", Long.MAX_VALUE);
+		JmxTestServer idle = other("A", Long.MAX_VALUE);
 		IsyPollingProperties p = properties();
 		connection(p, "ONE", idle.port);
 		connection(p, "TWO", idle.port);
@@ -244,10 +248,7 @@ class PollingVerwalterImplTests {
 
 	@Test
 	void anUnknownClusterThrowsWithItsMessageId() throws Exception {
-		IsyPollingProperties p = properties();
-		connection(p, "ONE", JmxTestServer.freePort());
-		cluster(p, "A", "A", 10);
-		PollingVerwalterImpl v = verwalter(p);
+		PollingVerwalterImpl v = clusterAWithOneAbsentPeer();
 
 		assertThatExceptionOfType(PollingClusterUnbekanntException.class).isThrownBy(() -> v.startePolling("X"))
 			.satisfies((ex) -> assertThat(ex.getAusnahmeId()).isEqualTo("POLLI01005"))
@@ -274,10 +275,7 @@ class PollingVerwalterImplTests {
 
 	@Test
 	void pollingMBeanReportsTheTimeSinceTheActivityOnIsyDateTimesClock() throws Exception {
-		IsyPollingProperties p = properties();
-		connection(p, "ONE", JmxTestServer.freePort());
-		cluster(p, "A", "A", 10);
-		PollingVerwalterImpl v = verwalter(p);
+		PollingVerwalterImpl v = clusterAWithOneAbsentPeer();
 		PollingMBean bean = new PollingMBean();
 		bean.setClusterId("A");
 		bean.setPollingVerwalter(v);
