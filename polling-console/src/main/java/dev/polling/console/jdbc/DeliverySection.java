@@ -45,8 +45,7 @@ public final class DeliverySection extends EntrySection<DeliveryEntry, DeliveryS
 					new Listed("PENDING", "Pending deliveries"), new Listed("SENDING", "Deliveries being sent")),
 			List.of(new Column("destination", "Destination"), new Column("idempotencyKey", "Idempotency key"),
 					new Column("attempts", "Attempts"), new Column("createdAt", "Created")),
-			"Destination", "Idempotency key",
-			new Words("delivery", "deliveries", "Delivery", "purged, or never there"));
+			new Words("delivery", "deliveries", "Delivery", "purged, or never there", "Destination", "Idempotency key"));
 
 	private final DeliveryGuard guard;
 

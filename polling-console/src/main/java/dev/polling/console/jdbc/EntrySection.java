@@ -187,12 +187,10 @@ abstract class EntrySection<E, S extends Enum<S>> implements ConsoleSection {
 	 * @param state an entry's state
 	 * @param lists the states an operator lists, the first listed first, with their titles and actions
 	 * @param fields the columns of a list between the id and the last error
-	 * @param group what the group filter is called, e.g. "Queue"
-	 * @param key what the key filter is called, e.g. "Business key"
-	 * @param words how the section names its entries
+	 * @param words how the section names its entries and its filters
 	 */
 	record Listing<E, S extends Enum<S>>(Class<S> type, ToLongFunction<E> id, Function<E, S> state, List<Listed> lists,
-			List<Column> fields, String group, String key, Words words) {
+			List<Column> fields, Words words) {
 
 		/** The columns of a list: the id, the fields, the last error. */
 		List<Column> columns() {
@@ -205,7 +203,7 @@ abstract class EntrySection<E, S extends Enum<S>> implements ConsoleSection {
 
 		/** The filters of a list: group and key. */
 		List<Column> filters() {
-			return List.of(new Column("group", this.group), new Column("key", this.key));
+			return List.of(new Column("group", this.words.group()), new Column("key", this.words.key()));
 		}
 
 		/** The names of the states an operator lists. */
@@ -239,13 +237,15 @@ abstract class EntrySection<E, S extends Enum<S>> implements ConsoleSection {
 	}
 
 	/**
-	 * How a section names its entries.
+	 * How a section names its entries and its filters.
 	 * @param one one entry, e.g. "queue message"
 	 * @param many several, e.g. "queue messages"
 	 * @param idLabel what its id is called, e.g. "Message"
 	 * @param gone why an id may be unknown, e.g. "purged, or never there"
+	 * @param group what the group filter is called, e.g. "Queue"
+	 * @param key what the key filter is called, e.g. "Business key"
 	 */
-	record Words(String one, String many, String idLabel, String gone) {
+	record Words(String one, String many, String idLabel, String gone, String group, String key) {
 	}
 
 }

@@ -37,8 +37,7 @@ public final class JobSection extends EntrySection<JobEntry, JobState> {
 					new Listed("CANCELLED", "Cancelled jobs")),
 			List.of(new Column("queue", "Queue"), new Column("businessId", "Business id"), new Column("dueAt", "Due"),
 					new Column("attempts", "Attempts")),
-			"Queue", "Business id",
-			new Words("job", "jobs", "Job", "purged, or never there"));
+			new Words("job", "jobs", "Job", "purged, or never there", "Queue", "Business id"));
 
 	private final JobScheduler scheduler;
 

@@ -40,8 +40,8 @@ public final class QueueSection extends EntrySection<QueueEntry, MessageState> {
 					new Listed("IN_PROGRESS", "Messages in progress")),
 			List.of(new Column("queue", "Queue"), new Column("businessKey", "Key"), new Column("attempts", "Attempts"),
 					new Column("enqueuedAt", "Enqueued")),
-			"Queue", "Business key",
-			new Words("queue message", "queue messages", "Message", "processed and purged, discarded, or never there"));
+			new Words("queue message", "queue messages", "Message", "processed and purged, discarded, or never there", "Queue",
+					"Business key"));
 
 	private final WorkQueue queue;
 
