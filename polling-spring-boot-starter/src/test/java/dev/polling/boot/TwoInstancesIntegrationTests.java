@@ -1,8 +1,5 @@
 package dev.polling.boot;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,6 +36,7 @@ import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
 /**
  * Two Spring Boot applications in one JVM, each with its own JMX server, peers of each other, one
@@ -65,8 +63,8 @@ class TwoInstancesIntegrationTests {
 
 	@Test
 	void exactlyOneOfTwoInstancesPollsAndAPauseHandsTheClusterOver(CapturedOutput output) throws Exception {
-		int jmxA = freePort();
-		int jmxB = freePort();
+		int jmxA = findAvailableTcpPort();
+		int jmxB = findAvailableTcpPort();
 		ConfigurableApplicationContext a = start("a", jmxA, jmxA, jmxB);
 		ConfigurableApplicationContext b = start("b", jmxB, jmxA, jmxB);
 		Map<String, ConfigurableApplicationContext> instances = new LinkedHashMap<>();
@@ -171,9 +169,9 @@ class TwoInstancesIntegrationTests {
 	/** The likeliest wrong peer entry: the other instance's HTTP port. It is a configuration fault, never an idle peer. */
 	@Test
 	void aPeerEntryWithTheOtherInstancesHttpPortIsAConfigurationFaultNotAnIdlePeer() throws Exception {
-		ConfigurableApplicationContext web = start("web", freePort(), "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
+		ConfigurableApplicationContext web = start("web", findAvailableTcpPort(), "polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		int httpPort = web.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
-		ConfigurableApplicationContext b = start("b", freePort(), "polling.jmx.peers.WEB.host=127.0.0.1", "polling.jmx.peers.WEB.port=" + httpPort,
+		ConfigurableApplicationContext b = start("b", findAvailableTcpPort(), "polling.jmx.peers.WEB.host=127.0.0.1", "polling.jmx.peers.WEB.port=" + httpPort,
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		Decision decision = b.getBean(PollingManager.class).decide(CLUSTER);
 		assertThat(decision.reason()).isEqualTo(Decision.Reason.PEER_MISCONFIGURED);
@@ -187,7 +185,7 @@ class TwoInstancesIntegrationTests {
 
 	@Test
 	void keepsPauseUnavailableUnlessAccessIsGranted() throws Exception {
-		int jmx = freePort();
+		int jmx = findAvailableTcpPort();
 		ConfigurableApplicationContext context = start("solo", jmx, "management.endpoint.polling.access=read-only",
 				"polling.clusters.MAILABRUF_CLUSTER.wait-time=10s");
 		assertThat(get(context, "/actuator/polling").get("standalone").asBoolean()).isTrue();
@@ -213,8 +211,8 @@ class TwoInstancesIntegrationTests {
 	 */
 	@Test
 	void aRollingConfigurationChangeKeepsOnePollerAndEveryInstanceInService(CapturedOutput output) throws Exception {
-		int jmxA = freePort();
-		int jmxB = freePort();
+		int jmxA = findAvailableTcpPort();
+		int jmxB = findAvailableTcpPort();
 		ConfigurableApplicationContext a = start("a", jmxA, jmxA, jmxB);
 		await().atMost(Duration.ofSeconds(20)).until(() -> a.getBean(PollingManager.class).isHolding(CLUSTER));
 		ConfigurableApplicationContext b = start("b", jmxB, jmxA, jmxB, "polling.clusters.MAILABRUF_CLUSTER.wait-time=12s");
@@ -320,12 +318,6 @@ class TwoInstancesIntegrationTests {
 
 	private static URI uri(ConfigurableApplicationContext context, String path) {
 		return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port") + path);
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
 	}
 
 	@SpringBootConfiguration

@@ -7,9 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -22,6 +20,7 @@ import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static dev.polling.boot.autoconfigure.SilentSetupTests.run;
 
 /**
  * Mistakes a new user plausibly makes, through a real {@code SpringApplication} and Spring Boot's
@@ -193,13 +192,6 @@ class ConfigurationMistakesTests {
 			Class<?> application, String... properties) {
 		assertThatException().isThrownBy(() -> run(application, properties));
 		return assertThat(output);
-	}
-
-	private static ConfigurableApplicationContext run(Class<?> application, String... properties) {
-		return new SpringApplicationBuilder(application).web(WebApplicationType.NONE)
-			.properties("spring.main.banner-mode=off")
-			.properties(properties)
-			.run();
 	}
 
 	@SpringBootConfiguration

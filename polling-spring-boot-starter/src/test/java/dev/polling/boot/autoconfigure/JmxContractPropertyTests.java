@@ -1,9 +1,5 @@
 package dev.polling.boot.autoconfigure;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 
 import javax.management.ObjectName;
 
@@ -18,23 +14,15 @@ import dev.polling.core.JmxNames;
 import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
 /** {@code polling.jmx.contract}: the MBean row of the migration guide, with the starter's own JMX server. */
 class JmxContractPropertyTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(PollingAutoConfiguration.class))
-		.withPropertyValues("polling.instance-id=contract", "polling.jmx.server.port=" + freePort(),
+		.withPropertyValues("polling.instance-id=contract", "polling.jmx.server.port=" + findAvailableTcpPort(),
 				"polling.clusters.MAILABRUF_CLUSTER.name=XY-Nachrichten", "polling.clusters.MAILABRUF_CLUSTER.wait-time=600s");
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
 
 	@Test
 	void usesTheNativeContractByDefault() {

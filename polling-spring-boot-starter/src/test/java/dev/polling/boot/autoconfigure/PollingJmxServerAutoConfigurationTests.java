@@ -29,6 +29,7 @@ import dev.polling.core.jmx.PollingJmxServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 import dev.polling.boot.autoconfigure.properties.PollingProperties;
 
 /** The JMX connector server the starter opens when {@code polling.jmx.server.port} is set. */
@@ -49,7 +50,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void servesOnlyThePollingMBeansToAnAuthenticatedRemoteClient() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		withCredentials(port).run((context) -> {
 			PollingJmxServer server = context.getBean(PollingJmxServerLifecycle.class).server();
 			assertThat(server.port()).isEqualTo(port);
@@ -92,7 +93,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void opensTheServerWhenTheContextStartsAndClosesItWhenItStops() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
 			PollingJmxServerLifecycle lifecycle = context.getBean(PollingJmxServerLifecycle.class);
 			assertThat(lifecycle.isRunning()).isTrue();
@@ -105,7 +106,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void releasesTheClustersBeforeTheServerCloses() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
 			assertThat(context.getBean(PollingManagerLifecycle.class).getPhase())
 				.isGreaterThan(context.getBean(PollingJmxServerLifecycle.class).getPhase());
@@ -124,7 +125,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void closesAConnectionIdleLongerThanTheConfiguredIdleTimeout() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		// 2 s: with 300 ms a CI machine took longer than that between two calls of the connect itself
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port, "polling.jmx.server.idle-timeout=2s").run((context) -> {
 			assertThat(context.getBean(PollingJmxServerLifecycle.class).server().settings().idleTimeout()).isEqualTo(Duration.ofSeconds(2));
@@ -145,7 +146,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void keepsIdleConnectionsOpenUnlessAnIdleTimeoutIsSet() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port).run((context) -> {
 			assertThat(context.getBean(PollingJmxServerLifecycle.class).server().settings().idleTimeout()).isZero();
 			ObjectName cluster = JmxNames.clusterName("dev.polling.jmxtest", "MAILABRUF_CLUSTER");
@@ -158,10 +159,9 @@ class PollingJmxServerAutoConfigurationTests {
 		});
 	}
 
-
 	@Test
 	void rejectsWrongCredentials() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		withCredentials(port).run((context) -> {
 			assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, "polling", "wrong").close());
 			assertThatExceptionOfType(SecurityException.class).isThrownBy(() -> connect(port, null, null).close());
@@ -170,7 +170,7 @@ class PollingJmxServerAutoConfigurationTests {
 
 	@Test
 	void stopsTheServerOnShutdown() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		this.runner.withPropertyValues("polling.jmx.server.port=" + port)
 			.run((context) -> connect(port, null, null).close());
 		assertThatExceptionOfType(IOException.class).isThrownBy(() -> connect(port, null, null).close());
@@ -200,12 +200,6 @@ class PollingJmxServerAutoConfigurationTests {
 	static JMXConnector connectWithoutHeartbeat(int port) throws IOException {
 		JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
 		return JMXConnectorFactory.connect(url, Map.of("jmx.remote.x.client.connection.check.period", 0L));
-	}
-
-	static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
 	}
 
 }

@@ -1,10 +1,8 @@
 package dev.polling.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +41,7 @@ class PollingTlsAutoConfigurationTests {
 
 	@Test
 	void servesAndReadsPeersOverTlsFromSslBundles() throws Exception {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		this.runner
 			.withPropertyValues("polling.instance-id=holder", "polling.jmx.server.port=" + port, "polling.jmx.server.ssl-bundle=server",
 					"polling.jmx.server.require-client-certificate=true")
@@ -69,12 +67,6 @@ class PollingTlsAutoConfigurationTests {
 		return new String[] { prefix + "keystore.location=file:" + keyStore, prefix + "keystore.password=changeit",
 				prefix + "keystore.type=PKCS12", prefix + "truststore.location=file:" + trustStore,
 				prefix + "truststore.password=changeit", prefix + "truststore.type=PKCS12" };
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
 	}
 
 }

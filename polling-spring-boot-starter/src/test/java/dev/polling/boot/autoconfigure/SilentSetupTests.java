@@ -1,7 +1,6 @@
 package dev.polling.boot.autoconfigure;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 
 import java.time.Duration;
 
@@ -26,6 +25,7 @@ import dev.polling.core.PollingManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
 /**
  * Set-ups that gave two pollers or none without a word (issue 31), through a real
@@ -42,7 +42,7 @@ class SilentSetupTests {
 
 	@Test
 	void anOwnPeerEntryWithAnotherPortThanTheJmxServerFailsTheStart(CapturedOutput output) throws IOException {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		int typo = (port == 65535) ? port - 1 : port + 1;
 		assertThatException().isThrownBy(() -> run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
 				"polling.jmx.server.port=" + port, "polling.jmx.peers.SERVER1.host=localhost", "polling.jmx.peers.SERVER1.port=" + typo,
@@ -57,7 +57,7 @@ class SilentSetupTests {
 
 	@Test
 	void anOwnPeerEntryAsAUrlIsCheckedToo(CapturedOutput output) throws IOException {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		int typo = (port == 65535) ? port - 1 : port + 1;
 		assertThatException().isThrownBy(() -> run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
 				"polling.jmx.server.port=" + port,
@@ -69,7 +69,7 @@ class SilentSetupTests {
 
 	@Test
 	void anOwnPeerEntryThatMatchesStarts() throws IOException {
-		int port = freePort();
+		int port = findAvailableTcpPort();
 		try (ConfigurableApplicationContext context = run(DOMAIN, CLUSTER, "polling.instance-id=SERVER1",
 				"polling.jmx.server.port=" + port, "polling.jmx.peers.SERVER1.host=localhost", "polling.jmx.peers.SERVER1.port=" + port,
 				"polling.jmx.peers.SERVER2.host=localhost", "polling.jmx.peers.SERVER2.port=" + (port == 65535 ? port - 1 : port + 1))) {
@@ -198,12 +198,6 @@ class SilentSetupTests {
 			.properties("spring.main.banner-mode=off")
 			.properties(properties)
 			.run();
-	}
-
-	static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
 	}
 
 	@SpringBootConfiguration

@@ -2,7 +2,6 @@ package dev.polling.boot.metrics;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,6 +32,7 @@ import dev.polling.jdbc.inbox.Inbox;
 import dev.polling.jdbc.queue.QueueListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
 /**
  * The meter table of docs/operations.md ("Metrics") against the meters a real application registers
@@ -52,7 +52,7 @@ class DocumentedMetersTests {
 
 	@Test
 	void theDocsListEveryMeterTheStarterRegistersAndNothingElse() throws Exception {
-		int closed = freePort();
+		int closed = findAvailableTcpPort();
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(MeteredApplication.class)
 			.web(WebApplicationType.NONE)
 			.properties("spring.main.banner-mode=off", "spring.datasource.generate-unique-name=true",
@@ -121,12 +121,6 @@ class DocumentedMetersTests {
 		}
 		assertThat(names).as("meter names in the tables of '## Metrics'").isNotEmpty();
 		return names;
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
 	}
 
 	@SpringBootConfiguration

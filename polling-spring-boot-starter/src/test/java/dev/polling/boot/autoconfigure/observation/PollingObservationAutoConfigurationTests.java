@@ -1,6 +1,7 @@
 package dev.polling.boot.autoconfigure.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.util.TestSocketUtils.findAvailableTcpPort;
 
 import dev.polling.boot.autoconfigure.PollingAutoConfiguration;
 import dev.polling.boot.observation.DefaultPollingDecisionObservationConvention;
@@ -18,7 +19,6 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,8 +43,8 @@ class PollingObservationAutoConfigurationTests {
 
 	@Test
 	void eachDecisionIsAnObservationWithItsPeerRequestsAsChildren() throws Exception {
-		int portA = freePort();
-		int portB = freePort();
+		int portA = findAvailableTcpPort();
+		int portB = findAvailableTcpPort();
 		String[] peers = { "polling.jmx.peers.a.host=127.0.0.1", "polling.jmx.peers.a.port=" + portA, "polling.jmx.peers.b.host=127.0.0.1",
 				"polling.jmx.peers.b.port=" + portB };
 		this.runner.withUserConfiguration(Recording.class)
@@ -91,7 +91,7 @@ class PollingObservationAutoConfigurationTests {
 
 	@Test
 	void aPeerThatRefusesConnectionsIsAnEndedRequestWithItsState() throws IOException {
-		int closed = freePort();
+		int closed = findAvailableTcpPort();
 		this.runner.withUserConfiguration(Recording.class)
 			.withPropertyValues("polling.instance-id=a", "polling.jmx.peers.gone.host=127.0.0.1", "polling.jmx.peers.gone.port=" + closed)
 			.run((context) -> {
@@ -135,12 +135,6 @@ class PollingObservationAutoConfigurationTests {
 
 	private static Map<String, String> low(Observation.Context context) {
 		return context.getLowCardinalityKeyValues().stream().collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue));
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
 	}
 
 	/** An observation registry whose handler records every observation it sees stop, in order. */
