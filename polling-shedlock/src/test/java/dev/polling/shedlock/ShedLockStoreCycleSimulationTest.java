@@ -11,7 +11,6 @@ import dev.polling.core.ClusterCoordinator;
 import dev.polling.core.sim.StoreCycleSimulation;
 import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
 
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The cycle invariant of {@link StoreCycleSimulation} for {@link ShedLockCoordinator}: each process
@@ -24,12 +23,7 @@ class ShedLockStoreCycleSimulationTest {
 
 	@Test
 	void cyclesNeverOverlapUnlessTheStoreForgotTheLock() {
-		StoreCycleSimulation.Stats stats = StoreCycleSimulation.runSeeds("shedlock", ForgetfulStore::new,
-				Long.getLong("polling.storesim.seed", 1), Integer.getInteger("polling.storesim.seeds", 20),
-				Integer.getInteger("polling.storesim.decisions", 300), System.out);
-		assertThat(stats.violations).isZero();
-		assertThat(stats.cycles).isPositive();
-		assertThat(stats.storeFaults).isPositive();
+		StoreCycleSimulation.checkSeeds("shedlock", ForgetfulStore::new, 20);
 	}
 
 	/** One lock record on the virtual clock: inserted when missing, updated when lapsed, extended and unlocked by its owner. */
