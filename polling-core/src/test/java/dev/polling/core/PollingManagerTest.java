@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.jmx.FakeClusterMBeans;
 import dev.polling.core.test.FaultyPeers.Gate;
+import dev.polling.core.test.IdlePeerMBean;
 import dev.polling.core.test.Instance;
 import dev.polling.core.test.ManualTime;
 
@@ -367,7 +369,7 @@ class PollingManagerTest {
 	private void mirrorMBean(int index, PollingManager manager) throws Exception {
 		var server = this.instances.get(index).server().mbeanServer();
 		ObjectName name = JmxNames.clusterName("dev.polling", CLUSTER);
-		server.registerMBean(new dev.polling.core.PollingClusterMXBean() {
+		server.registerMBean(new StandardMBean(new IdlePeerMBean() {
 
 			@Override
 			public String getClusterId() {
@@ -404,22 +406,7 @@ class PollingManagerTest {
 				return manager.isHolding(CLUSTER);
 			}
 
-			@Override
-			public boolean isPaused() {
-				return false;
-			}
-
-			@Override
-			public long getCandidateAgeMillis() {
-				return -1;
-			}
-
-			@Override
-			public long getWaitTimeMillis() {
-				return 10_000;
-			}
-
-		}, name);
+		}, PollingClusterMXBean.class, true), name);
 	}
 
 }
