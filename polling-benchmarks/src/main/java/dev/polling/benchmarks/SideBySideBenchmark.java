@@ -145,40 +145,38 @@ public final class SideBySideBenchmark {
 			.build();
 	}
 
-	private static Result oursFast(Scenario scenario, int iterations) {
+	private static Result oursFast(Scenario scenario, int iterations) throws InterruptedException {
 		try (PollingManager manager = manager(scenario.peers())) {
 			int warmup = Math.min(iterations, 2_000);
 			for (int i = 0; i < warmup; i++) {
 				manager.decide(CLUSTER);
 			}
-			long[] nanos = new long[iterations];
-			int granted = 0;
-			for (int i = 0; i < iterations; i++) {
-				long start = System.nanoTime();
-				if (manager.decide(CLUSTER).isGranted()) {
-					granted++;
-				}
-				nanos[i] = System.nanoTime() - start;
-			}
-			return Result.of(nanos, granted + " granted");
+			return timedDecisions(manager, iterations, 0);
 		}
 	}
 
 	/** One decision every 300 ms, like a timer, so that each meets the faulty peer afresh. */
 	private static Result oursSpaced(Scenario scenario) throws InterruptedException {
 		try (PollingManager manager = manager(scenario.peers())) {
-			long[] nanos = new long[SLOW_DECISIONS];
-			int granted = 0;
-			for (int i = 0; i < SLOW_DECISIONS; i++) {
-				long start = System.nanoTime();
-				if (manager.decide(CLUSTER).isGranted()) {
-					granted++;
-				}
-				nanos[i] = System.nanoTime() - start;
-				Thread.sleep(300);
-			}
-			return Result.of(nanos, granted + " granted");
+			return timedDecisions(manager, SLOW_DECISIONS, 300);
 		}
+	}
+
+	/** Times each of the decisions (a pause after each, when given) and counts the grants. */
+	private static Result timedDecisions(PollingManager manager, int decisions, long pauseMillis) throws InterruptedException {
+		long[] nanos = new long[decisions];
+		int granted = 0;
+		for (int i = 0; i < decisions; i++) {
+			long start = System.nanoTime();
+			if (manager.decide(CLUSTER).isGranted()) {
+				granted++;
+			}
+			nanos[i] = System.nanoTime() - start;
+			if (pauseMillis > 0) {
+				Thread.sleep(pauseMillis);
+			}
+		}
+		return Result.of(nanos, granted + " granted");
 	}
 
 	private static Map<String, Result> isyPolling(String java, List<Scenario> scenarios, int iterations, int capSeconds)

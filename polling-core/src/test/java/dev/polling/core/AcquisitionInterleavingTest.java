@@ -73,9 +73,7 @@ class AcquisitionInterleavingTest {
 		CompletableFuture<Decision> decision = acquisitionWaitingInItsSecondRound();
 		this.manager.pause(CLUSTER);
 		Decision result = answer(decision);
-		assertThat(result.isGranted()).isFalse();
-		assertThat(result.reason()).isEqualTo(Reason.PAUSED);
-		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
+		assertNotHoldingAfter(result, Reason.PAUSED);
 		assertThat(this.manager.lastActivity(CLUSTER)).as("a paused instance reports no activity").isEmpty();
 	}
 
@@ -87,9 +85,7 @@ class AcquisitionInterleavingTest {
 		closing.get(10, TimeUnit.SECONDS);
 		assertThat(decision).as("the decision still waits for the peer").isNotDone();
 		Decision result = answer(decision);
-		assertThat(result.isGranted()).isFalse();
-		assertThat(result.reason()).isEqualTo(Reason.CLOSED);
-		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
+		assertNotHoldingAfter(result, Reason.CLOSED);
 	}
 
 	@Test
@@ -98,9 +94,7 @@ class AcquisitionInterleavingTest {
 		// the JVM did not run for longer than the stop threshold while the answer was on its way
 		this.manager.stopDetector().recordStop(Duration.ofSeconds(3).toNanos());
 		Decision result = answer(decision);
-		assertThat(result.isGranted()).isFalse();
-		assertThat(result.reason()).isEqualTo(Reason.STOPPED);
-		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
+		assertNotHoldingAfter(result, Reason.STOPPED);
 	}
 
 	@Test
@@ -111,9 +105,7 @@ class AcquisitionInterleavingTest {
 		this.peer.awaitHeldRead();
 		this.manager.release(CLUSTER);
 		Decision result = answer(renewal);
-		assertThat(result.isGranted()).isFalse();
-		assertThat(result.reason()).isEqualTo(Reason.RELEASED);
-		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
+		assertNotHoldingAfter(result, Reason.RELEASED);
 	}
 
 	@Test
@@ -167,6 +159,13 @@ class AcquisitionInterleavingTest {
 			assertThat(decision.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 			assertThat(Duration.ofNanos(time.nanoTime() - before)).isEqualTo(Duration.ofMillis(300));
 		}
+	}
+
+	/** The decision granted nothing, for the reason, and the manager does not hold the cluster. */
+	private void assertNotHoldingAfter(Decision result, Reason reason) {
+		assertThat(result.isGranted()).isFalse();
+		assertThat(result.reason()).isEqualTo(reason);
+		assertThat(this.manager.isHolding(CLUSTER)).isFalse();
 	}
 
 }

@@ -35,6 +35,16 @@ class AgreementTest {
 		return instance;
 	}
 
+	/** Instances "a" and "b", with both as the peers (each list includes the instance itself). */
+	private AandB startAAndB() {
+		Instance first = start("a");
+		Instance second = start("b");
+		return new AandB(first, second, List.of(first.asPeer(), second.asPeer()));
+	}
+
+	private record AandB(Instance first, Instance second, List<PeerDefinition> peers) {
+	}
+
 	/** Two instances in one cluster, each with its own settings; peer entries named after their ports. */
 	private List<PollingManager> pair(String idOne, UnaryOperator<PollingSettings> one, String idTwo, UnaryOperator<PollingSettings> two) {
 		Instance first = start(idOne);
@@ -84,12 +94,10 @@ class AgreementTest {
 	 */
 	@Test
 	void aHolderKeepsTheClusterWhenAPeerWithOtherSettingsAppearsAndThePeerTakesOverWhenItIsGone() {
-		Instance first = start("a");
-		Instance second = start("b");
-		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
-		PollingManager a = first.connect(peers, UnaryOperator.identity());
+		AandB ab = startAAndB();
+		PollingManager a = ab.first().connect(ab.peers(), UnaryOperator.identity());
 		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
-		PollingManager b = second.connect(peers, (s) -> s.withPeerTimeout(Duration.ofSeconds(3)));
+		PollingManager b = ab.second().connect(ab.peers(), (s) -> s.withPeerTimeout(Duration.ofSeconds(3)));
 		for (int i = 0; i < 3; i++) {
 			Decision refused = b.decide(CLUSTER);
 			assertThat(refused.reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
@@ -103,7 +111,7 @@ class AgreementTest {
 			assertThat(b.isHolding(CLUSTER)).isFalse();
 		}
 		// the holder is restarted (gone: its JMX server refuses connections): the peer with the new settings takes over
-		first.close();
+		ab.first().close();
 		// in this JVM the closed server's port still answers RMI (no such object): unknown, and a peer last
 		// seen with other settings is waited for up to the longer wait time (10 s) under any policy; a
 		// restarted process refuses the connection (gone) and is taken over at once
@@ -119,16 +127,14 @@ class AgreementTest {
 
 	@Test
 	void aHolderWithOtherSettingsThanAPeerDoesNotHandItOverForBalancing() {
-		Instance first = start("a");
-		Instance second = start("b");
-		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
-		PollingManager a = balancing("a", Duration.ofSeconds(2), first, peers);
+		AandB ab = startAAndB();
+		PollingManager a = balancing("a", Duration.ofSeconds(2), ab.first(), ab.peers());
 		PollingManager b = null;
 		try {
 			for (String cluster : List.of("ONE", "TWO", "THREE")) {
 				assertThat(a.decide(cluster).isGranted()).isTrue();
 			}
-			b = balancing("b", Duration.ofSeconds(3), second, peers);
+			b = balancing("b", Duration.ofSeconds(3), ab.second(), ab.peers());
 			for (int round = 0; round < 3; round++) {
 				for (String cluster : List.of("ONE", "TWO", "THREE")) {
 					assertThat(b.decide(cluster).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);
@@ -147,15 +153,13 @@ class AgreementTest {
 
 	@Test
 	void differentWaitTimesForOneClusterAreRefused() {
-		Instance first = start("a");
-		Instance second = start("b");
-		List<PeerDefinition> peers = List.of(first.asPeer(), second.asPeer());
-		PollingManager a = first.connect(peers, UnaryOperator.identity());
+		AandB ab = startAAndB();
+		PollingManager a = ab.first().connect(ab.peers(), UnaryOperator.identity());
 		PollingManager b = TestBuilders.ignoringStarvation(PollingManager.builder())
 			.settings(PollingSettings.defaults().withInstanceId("b").withPeerTimeout(Duration.ofSeconds(2)))
 			.cluster(ClusterDefinition.of(CLUSTER, Duration.ofSeconds(600)))
-			.peers(peers)
-			.mbeanServer(second.server().mbeanServer())
+			.peers(ab.peers())
+			.mbeanServer(ab.second().server().mbeanServer())
 			.build();
 		try {
 			assertThat(a.decide(CLUSTER).reason()).isEqualTo(Reason.SETTINGS_MISMATCH);

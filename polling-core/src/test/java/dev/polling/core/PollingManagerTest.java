@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import dev.polling.core.Decision.Reason;
 import dev.polling.core.jmx.FakeClusterMBeans;
 import dev.polling.core.test.FaultyPeers.Gate;
+import dev.polling.core.test.IdlePeerMBean;
 import dev.polling.core.test.Instance;
 import dev.polling.core.test.ManualTime;
 
@@ -37,6 +39,22 @@ class PollingManagerTest {
 	void close() {
 		this.gate.close();
 		this.instances.forEach(Instance::close);
+	}
+
+	/** Two instances under presume-last-known: the first holds, the second has been refused (its last answer). */
+	private List<PollingManager> presumingPairWithTheFirstHolding() {
+		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
+		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		return m;
+	}
+
+	/** The silence of a peer presumed active: still presumed 9 s on, taken over at 10 s (the wait time). */
+	private void assertTakesOverWhenTheWaitTimeIsOver(PollingManager waiting) {
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(waiting.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(waiting.decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 	}
 
 	private List<PollingManager> cluster(int n, UnaryOperator<PollingSettings> settings) {
@@ -183,15 +201,10 @@ class PollingManagerTest {
 
 	@Test
 	void presumeLastKnownPolicyWaitsTheWaitTimeSinceTheLastAnswer() throws Exception {
-		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
-		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
+		List<PollingManager> m = presumingPairWithTheFirstHolding();
 		blockPeer(0);
 		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
-		this.time.advance(Duration.ofSeconds(9));
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
-		this.time.advance(Duration.ofSeconds(1));
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertTakesOverWhenTheWaitTimeIsOver(m.get(1));
 	}
 
 	/**
@@ -201,9 +214,7 @@ class PollingManagerTest {
 	 */
 	@Test
 	void presumeLastKnownCountsTheSilenceFromWhenThisInstanceFirstSawIt() throws Exception {
-		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
-		assertThat(m.get(0).decide(CLUSTER).isGranted()).isTrue();
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE); // its last answer: t = 0
+		List<PollingManager> m = presumingPairWithTheFirstHolding(); // the second's last answer: t = 0
 		// instance 1 stalls for 15 s; the holder goes on renewing, then freezes
 		this.time.advance(Duration.ofSeconds(7));
 		assertThat(m.get(0).decide(CLUSTER).reason()).isEqualTo(Reason.RENEWED);
@@ -213,10 +224,7 @@ class PollingManagerTest {
 		this.time.advance(Duration.ofSeconds(1));
 		assertThat(m.get(1).decide(CLUSTER).reason()).as("15 s after the last answer, 1 s into the silence")
 			.isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
-		this.time.advance(Duration.ofSeconds(9));
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.PEER_PRESUMED_ACTIVE);
-		this.time.advance(Duration.ofSeconds(1));
-		assertThat(m.get(1).decide(CLUSTER).reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
+		assertTakesOverWhenTheWaitTimeIsOver(m.get(1));
 	}
 
 	/**
@@ -226,11 +234,9 @@ class PollingManagerTest {
 	 */
 	@Test
 	void presumeLastKnownAfterResumeJudgesThePeerByAnAnswerFromThePause() throws Exception {
-		List<PollingManager> m = cluster(2, (s) -> s.withUnreachablePeerPolicy(UnreachablePeerPolicy.PRESUME_LAST_KNOWN));
+		List<PollingManager> m = presumingPairWithTheFirstHolding();
 		PollingManager a = m.get(0);
 		PollingManager b = m.get(1);
-		assertThat(a.decide(CLUSTER).isGranted()).isTrue();
-		assertThat(b.decide(CLUSTER).reason()).isEqualTo(Reason.PEER_ACTIVE);
 		a.pause(CLUSTER);
 		assertThat(b.decide(CLUSTER).isGranted()).isTrue();
 		this.time.advance(Duration.ofSeconds(1));
@@ -363,7 +369,7 @@ class PollingManagerTest {
 	private void mirrorMBean(int index, PollingManager manager) throws Exception {
 		var server = this.instances.get(index).server().mbeanServer();
 		ObjectName name = JmxNames.clusterName("dev.polling", CLUSTER);
-		server.registerMBean(new dev.polling.core.PollingClusterMXBean() {
+		server.registerMBean(new StandardMBean(new IdlePeerMBean() {
 
 			@Override
 			public String getClusterId() {
@@ -400,22 +406,7 @@ class PollingManagerTest {
 				return manager.isHolding(CLUSTER);
 			}
 
-			@Override
-			public boolean isPaused() {
-				return false;
-			}
-
-			@Override
-			public long getCandidateAgeMillis() {
-				return -1;
-			}
-
-			@Override
-			public long getWaitTimeMillis() {
-				return 10_000;
-			}
-
-		}, name);
+		}, PollingClusterMXBean.class, true), name);
 	}
 
 }

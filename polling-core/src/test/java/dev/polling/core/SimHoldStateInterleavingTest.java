@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -69,6 +70,14 @@ class SimHoldStateInterleavingTest {
 
 	}
 
+	/** An operation that only calls the hold state (its answer is empty). */
+	static Op call(String name, Consumer<HoldState> call) {
+		return new Op(name, (s, c, stops) -> {
+			call.accept(s);
+			return "";
+		});
+	}
+
 	static final Op ANNOUNCE = new Op("announce", (s, c, stops) -> {
 		c.ticket = s.announce();
 		return (c.ticket == null) ? "null" : "ticket";
@@ -83,25 +92,13 @@ class SimHoldStateInterleavingTest {
 		return "";
 	});
 
-	static final Op RELEASE = new Op("release", (s, c, stops) -> {
-		s.release();
-		return "";
-	});
+	static final Op RELEASE = call("release", HoldState::release);
 
-	static final Op PAUSE = new Op("pause", (s, c, stops) -> {
-		s.pause();
-		return "";
-	});
+	static final Op PAUSE = call("pause", HoldState::pause);
 
-	static final Op RESUME = new Op("resume", (s, c, stops) -> {
-		s.resume();
-		return "";
-	});
+	static final Op RESUME = call("resume", HoldState::resume);
 
-	static final Op CLOSE = new Op("close", (s, c, stops) -> {
-		s.close();
-		return "";
-	});
+	static final Op CLOSE = call("close", HoldState::close);
 
 	static final Op STOP = new Op("stop", (s, c, stops) -> String.valueOf(stops.incrementAndGet()));
 

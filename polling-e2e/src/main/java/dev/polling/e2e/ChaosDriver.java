@@ -1044,6 +1044,15 @@ public final class ChaosDriver {
 		/** Each instance label and cluster that must report the reason. */
 		abstract List<String> expected();
 
+		/** Each of the labels with each of the clusters, as {@code label|cluster}. */
+		static List<String> pairs(List<String> labels, List<String> clusters) {
+			List<String> pairs = new ArrayList<>();
+			for (String label : labels) {
+				clusters.forEach((cluster) -> pairs.add(label + "|" + cluster));
+			}
+			return pairs;
+		}
+
 		abstract String reason();
 
 		/** Whether a last decision with this reason counts as the phase's report. */
@@ -1207,11 +1216,7 @@ public final class ChaosDriver {
 
 		@Override
 		List<String> expected() {
-			List<String> pairs = new ArrayList<>();
-			for (String label : List.of("instance-1", "instance-2", "instance-3", "instance-4")) {
-				MISMATCH_CLUSTERS.forEach((cluster) -> pairs.add(label + "|" + cluster));
-			}
-			return pairs;
+			return pairs(List.of("instance-1", "instance-2", "instance-3", "instance-4"), MISMATCH_CLUSTERS);
 		}
 
 		@Override
@@ -1305,11 +1310,7 @@ public final class ChaosDriver {
 
 		@Override
 		List<String> expected() {
-			List<String> pairs = new ArrayList<>();
-			for (String label : List.of("instance-1", "instance-1-twin")) {
-				JMX_CLUSTERS.forEach((cluster) -> pairs.add(label + "|" + cluster));
-			}
-			return pairs;
+			return pairs(List.of("instance-1", "instance-1-twin"), JMX_CLUSTERS);
 		}
 
 		@Override

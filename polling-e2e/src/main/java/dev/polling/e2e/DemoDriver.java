@@ -30,6 +30,7 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import jakarta.mail.FetchProfile;
@@ -580,13 +581,19 @@ public final class DemoDriver {
 	}
 
 	void awaitAllClustersHeld() throws InterruptedException {
+		printStatus(holdersOnceTrue(DemoDriver::allMailboxesHeld, 200), 0, processedCount());
+	}
+
+	/** The holders, read every so many milliseconds until the condition holds of them or 30 s have passed; the last read. */
+	private Map<String, List<String>> holdersOnceTrue(Predicate<Map<String, List<String>>> condition, long pauseMillis)
+			throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
 		Map<String, List<String>> holders = holders();
-		while (!allMailboxesHeld(holders) && System.nanoTime() < deadline) {
-			Thread.sleep(200);
+		while (!condition.test(holders) && System.nanoTime() < deadline) {
+			Thread.sleep(pauseMillis);
 			holders = holders();
 		}
-		printStatus(holders, 0, processedCount());
+		return holders;
 	}
 
 	/**
@@ -596,12 +603,7 @@ public final class DemoDriver {
 	 * hands them over with the endpoint's write operation, as an operator would.
 	 */
 	void distribute() throws InterruptedException {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		Map<String, List<String>> holders = holders();
-		while (!balanced(holders) && System.nanoTime() < deadline) {
-			Thread.sleep(250);
-			holders = holders();
-		}
+		Map<String, List<String>> holders = holdersOnceTrue(this::balanced, 250);
 		if (balanced(holders)) {
 			say("balanced by the instances themselves (polling.jmx.balance-clusters): %s", holders);
 			return;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,37 +158,19 @@ class LeaseCoordinatorTest {
 		LeaseCoordinator c = coordinator(client(), clockC);
 		List<Write> writesOfB = new ArrayList<>();
 		// b's store lets c decide between b's read and b's write: both read the same resourceVersion
-		LeaseStore storeOfB = new LeaseStore() {
-
-			private final LeaseStore delegate = new Fabric8LeaseStore(client(), MockServerSupport.NAMESPACE, "polling-");
-
-			@Override
-			public Observed get(String name) throws StoreFault {
-				return this.delegate.get(name);
-			}
-
-			@Override
-			public Write create(String name, LeaseRecord record) throws StoreFault {
-				return this.delegate.create(name, record);
-			}
+		LeaseStore storeOfB = new ForwardingStore(new Fabric8LeaseStore(client(), MockServerSupport.NAMESPACE, "polling-")) {
 
 			@Override
 			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
 				Claim claimOfC = c.acquire(CLUSTER, "c");
 				assertThat(claimOfC.granted()).as("c takes the expired lease first").isTrue();
-				Write write = this.delegate.update(name, resourceVersion, record);
+				Write write = super.update(name, resourceVersion, record);
 				writesOfB.add(write);
 				return write;
 			}
 
-			@Override
-			public String describe() {
-				return this.delegate.describe();
-			}
-
 		};
-		LeaseCoordinator b = new LeaseCoordinator(storeOfB, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clockB, clockB.wall(),
-				Expiry.OBSERVED_CHANGE);
+		LeaseCoordinator b = coordinatorOver(storeOfB, clockB);
 		// both see a's lease, then a dies; both wait one lease duration on their own clocks
 		assertThat(b.acquire(CLUSTER, "b").holder()).isEqualTo("a");
 		assertThat(c.acquire(CLUSTER, "c").holder()).isEqualTo("a");
@@ -382,38 +365,17 @@ class LeaseCoordinatorTest {
 	@Test
 	void aReleaseAfterARenewalWhoseAnswerWasLostStillClearsTheLease() {
 		ManualClock clock = new ManualClock();
-		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		LeaseStore real = realStore();
 		boolean[] loseNextAnswer = { false };
-		LeaseStore losing = new LeaseStore() {
-
-			@Override
-			public Observed get(String name) throws StoreFault {
-				return real.get(name);
-			}
-
-			@Override
-			public Write create(String name, LeaseRecord record) throws StoreFault {
-				return real.create(name, record);
-			}
+		LeaseStore losing = new ForwardingStore(real) {
 
 			@Override
 			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
-				Write write = real.update(name, resourceVersion, record);
-				if (loseNextAnswer[0]) {
-					loseNextAnswer[0] = false;
-					throw new StoreFault("answer lost", null);
-				}
-				return write;
-			}
-
-			@Override
-			public String describe() {
-				return real.describe();
+				return lostIf(loseNextAnswer, real.update(name, resourceVersion, record));
 			}
 
 		};
-		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
-				Expiry.OBSERVED_CHANGE);
+		LeaseCoordinator a = coordinatorOver(losing, clock);
 		firstGrant(a, "a", clock);
 		clock.advance(TICK);
 		assertThat(a.acquire(CLUSTER, "a").granted()).isTrue();
@@ -428,38 +390,17 @@ class LeaseCoordinatorTest {
 	@Test
 	void aCreateWhoseAnswerWasLostIsRecognisedAsItsOwnAtTheNextDecision() {
 		ManualClock clock = new ManualClock();
-		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		LeaseStore real = realStore();
 		boolean[] loseNextAnswer = { false };
-		LeaseStore losing = new LeaseStore() {
-
-			@Override
-			public Observed get(String name) throws StoreFault {
-				return real.get(name);
-			}
+		LeaseStore losing = new ForwardingStore(real) {
 
 			@Override
 			public Write create(String name, LeaseRecord record) throws StoreFault {
-				Write write = real.create(name, record);
-				if (loseNextAnswer[0]) {
-					loseNextAnswer[0] = false;
-					throw new StoreFault("answer lost", null);
-				}
-				return write;
-			}
-
-			@Override
-			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
-				return real.update(name, resourceVersion, record);
-			}
-
-			@Override
-			public String describe() {
-				return real.describe();
+				return lostIf(loseNextAnswer, real.create(name, record));
 			}
 
 		};
-		LeaseCoordinator a = new LeaseCoordinator(losing, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
-				Expiry.OBSERVED_CHANGE);
+		LeaseCoordinator a = coordinatorOver(losing, clock);
 		loseNextAnswer[0] = true;
 		// a fresh instance creates a missing Lease as its reservation; the answer is lost
 		assertThat(a.acquire(CLUSTER, "a").isUnavailable()).isTrue();
@@ -481,9 +422,9 @@ class LeaseCoordinatorTest {
 	@Test
 	void anOutageIsLoggedOnceAtWarnAndItsEndOnceAtInfo() {
 		ManualClock clock = new ManualClock();
-		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		LeaseStore real = realStore();
 		boolean[] down = { false };
-		LeaseStore flaky = new LeaseStore() {
+		LeaseStore flaky = new ForwardingStore(real) {
 
 			@Override
 			public Observed get(String name) throws StoreFault {
@@ -491,21 +432,6 @@ class LeaseCoordinatorTest {
 					throw new StoreFault("connection refused (simulated)", null);
 				}
 				return real.get(name);
-			}
-
-			@Override
-			public Write create(String name, LeaseRecord record) throws StoreFault {
-				return real.create(name, record);
-			}
-
-			@Override
-			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
-				return real.update(name, resourceVersion, record);
-			}
-
-			@Override
-			public String describe() {
-				return real.describe();
 			}
 
 		};
@@ -551,6 +477,55 @@ class LeaseCoordinatorTest {
 					}
 					return (method.getReturnType() == String.class) ? "test" : null;
 				});
+	}
+
+	private LeaseStore realStore() {
+		return new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+	}
+
+	private static LeaseCoordinator coordinatorOver(LeaseStore store, ManualClock clock) {
+		return new LeaseCoordinator(store, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
+				Expiry.OBSERVED_CHANGE);
+	}
+
+	/** The write, or a lost answer (once) when the flag is set: the write was applied, the caller sees a fault. */
+	private static Write lostIf(boolean[] loseNextAnswer, Write write) throws StoreFault {
+		if (loseNextAnswer[0]) {
+			loseNextAnswer[0] = false;
+			throw new StoreFault("answer lost", null);
+		}
+		return write;
+	}
+
+	/** A store that passes every call to the real one; a test overrides the call it tampers with. */
+	private static class ForwardingStore implements LeaseStore {
+
+		private final LeaseStore real;
+
+		ForwardingStore(LeaseStore real) {
+			this.real = real;
+		}
+
+		@Override
+		public @Nullable Observed get(String name) throws StoreFault {
+			return this.real.get(name);
+		}
+
+		@Override
+		public Write create(String name, LeaseRecord record) throws StoreFault {
+			return this.real.create(name, record);
+		}
+
+		@Override
+		public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
+			return this.real.update(name, resourceVersion, record);
+		}
+
+		@Override
+		public String describe() {
+			return this.real.describe();
+		}
+
 	}
 
 	private LeaseCoordinator coordinator(KubernetesClient client, ManualClock clock, Duration lease, List<String> logged) {
@@ -899,20 +874,10 @@ class LeaseCoordinatorTest {
 		// the hold-level simulation's seed 267 (long run) on 4e5092b: the holder's renewal conflicted with the
 		// restore, it stopped holding, and an instance that had not seen its longer lease took the restored copy
 		ManualClock clock = new ManualClock();
-		LeaseStore real = new Fabric8LeaseStore(this.client, MockServerSupport.NAMESPACE, "polling-");
+		LeaseStore real = realStore();
 		boolean[] restoreBeforeNextUpdate = { false };
 		LeaseCoordinator[] self = new LeaseCoordinator[1];
-		LeaseStore restoring = new LeaseStore() {
-
-			@Override
-			public Observed get(String name) throws StoreFault {
-				return real.get(name);
-			}
-
-			@Override
-			public Write create(String name, LeaseRecord record) throws StoreFault {
-				return real.create(name, record);
-			}
+		LeaseStore restoring = new ForwardingStore(real) {
 
 			@Override
 			public Write update(String name, String resourceVersion, LeaseRecord record) throws StoreFault {
@@ -923,14 +888,8 @@ class LeaseCoordinatorTest {
 				return real.update(name, resourceVersion, record);
 			}
 
-			@Override
-			public String describe() {
-				return real.describe();
-			}
-
 		};
-		LeaseCoordinator a = new LeaseCoordinator(restoring, LEASE, LEASE.multipliedBy(2).dividedBy(3), "polling-", clock, clock.wall(),
-				Expiry.OBSERVED_CHANGE);
+		LeaseCoordinator a = coordinatorOver(restoring, clock);
 		self[0] = a;
 		Claim held = firstGrant(a, "a", clock);
 		clock.advance(TICK);

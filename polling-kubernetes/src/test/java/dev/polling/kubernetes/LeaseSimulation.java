@@ -3,8 +3,6 @@ package dev.polling.kubernetes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -362,24 +360,8 @@ final class LeaseSimulation {
 			this.rate = 0.99 + 0.02 * random.nextDouble();
 			this.offset = random.nextLong() >>> 2;
 			this.skew = (long) ((random.nextDouble() * 2 - 1) * WALL_SKEW.toNanos());
-			Clock wall = new Clock() {
-
-				@Override
-				public ZoneId getZone() {
-					return ZoneOffset.UTC;
-				}
-
-				@Override
-				public Clock withZone(ZoneId zone) {
-					return this;
-				}
-
-				@Override
-				public Instant instant() {
-					return Instant.parse("2026-01-01T00:00:00Z").plusNanos(LeaseSimulation.this.now + Instance.this.skew);
-				}
-
-			};
+			Clock wall = SimulatedLeases.wallClock(
+					() -> Instant.parse("2026-01-01T00:00:00Z").plusNanos(LeaseSimulation.this.now + Instance.this.skew));
 			this.lease = (LeaseSimulation.this.hostile && random.nextBoolean()) ? LEASE.multipliedBy(2) : LEASE;
 			this.renewNanos = (long) (this.lease.toNanos() * LeaseSimulation.this.renewFraction);
 			this.coordinator = new LeaseCoordinator(this, this.lease, Duration.ofNanos(this.renewNanos), "polling-", this::nanoTime, wall,

@@ -4,8 +4,6 @@ import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -64,13 +62,8 @@ class LeaseStoreCycleSimulationTest {
 
 	@Test
 	void cyclesNeverOverlapAndTokensRiseUnlessAResetWasLogged() {
-		StoreCycleSimulation.Stats stats = StoreCycleSimulation.runSeeds("lease", LeaseStoreSim::new,
-				Long.getLong("polling.storesim.seed", 1), Integer.getInteger("polling.storesim.seeds", 30),
-				Integer.getInteger("polling.storesim.decisions", 300), System.out);
-		assertThat(stats.violations).isZero();
-		assertThat(stats.cycles).isPositive();
+		StoreCycleSimulation.Stats stats = StoreCycleSimulation.checkSeeds("lease", LeaseStoreSim::new, 30);
 		assertThat(stats.tokens).isPositive();
-		assertThat(stats.storeFaults).isPositive();
 	}
 
 	/** The simulated Lease API shared by every process of one seed. */
@@ -108,24 +101,7 @@ class LeaseStoreCycleSimulationTest {
 		public ClusterCoordinator coordinator(String instanceId, SplittableRandom random) {
 			Duration lease = random.nextBoolean() ? StoreCycleSimulation.FAILOVER : StoreCycleSimulation.FAILOVER.multipliedBy(3).dividedBy(2);
 			Duration renew = Duration.ofNanos((long) (lease.toNanos() * (0.5 + 0.4 * random.nextDouble())));
-			Clock clock = new Clock() {
-
-				@Override
-				public ZoneId getZone() {
-					return ZoneOffset.UTC;
-				}
-
-				@Override
-				public Clock withZone(ZoneId zone) {
-					return this;
-				}
-
-				@Override
-				public Instant instant() {
-					return LeaseStoreSim.this.wall.get();
-				}
-
-			};
+			Clock clock = SimulatedLeases.wallClock(this.wall);
 			Api api = new Api();
 			this.processes.put(instanceId, api);
 			return new LeaseCoordinator(api, lease, renew, PREFIX, this.nanos, clock, Expiry.OBSERVED_CHANGE, noting(instanceId));

@@ -1,9 +1,14 @@
 package dev.polling.kubernetes;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -21,6 +26,28 @@ final class SimulatedLeases {
 	private final Map<String, Observed> leases = new HashMap<>();
 
 	private long nextVersion = 1;
+
+	/** A UTC wall clock that reads the simulation's time (the instances' wall clocks, skew and all). */
+	static Clock wallClock(Supplier<Instant> instant) {
+		return new Clock() {
+
+			@Override
+			public ZoneId getZone() {
+				return ZoneOffset.UTC;
+			}
+
+			@Override
+			public Clock withZone(ZoneId zone) {
+				return this;
+			}
+
+			@Override
+			public Instant instant() {
+				return instant.get();
+			}
+
+		};
+	}
 
 	/** The Lease, or null when there is none. */
 	@Nullable Observed get(String name) {

@@ -6,13 +6,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import com.icegreen.greenmail.junit5.GreenMailExtension;
-import jakarta.mail.MessagingException;
 import jakarta.mail.internet.MimeMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -83,7 +81,7 @@ class InDoubtConfirmationTests {
 		}
 		// not sent again by itself
 		Thread.sleep(1500);
-		assertThat(confirmationsOf("resend-me@shop.example")).isEmpty();
+		assertThat(TestMails.confirmationsOf(mailServer, "resend-me@shop.example")).isEmpty();
 		assertThat(inDoubtKeys()).hasSize(2);
 
 		// the operator: both listed as in doubt; one did not arrive (resend), the other did (delivered)
@@ -94,13 +92,13 @@ class InDoubtConfirmationTests {
 		assertThat(post("/actuator/pollingdelivery/" + listed.get("confirmation:arrived@shop.example") + "/delivered"))
 			.as("POST .../delivered").isEqualTo(200);
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-			assertThat(confirmationsOf("resend-me@shop.example")).hasSize(1);
+			assertThat(TestMails.confirmationsOf(mailServer, "resend-me@shop.example")).hasSize(1);
 			assertThat(state("confirmation:resend-me@shop.example")).isEqualTo(DeliveryState.DELIVERED);
 		});
-		MimeMessage resent = confirmationsOf("resend-me@shop.example").get(0);
+		MimeMessage resent = TestMails.confirmationsOf(mailServer, "resend-me@shop.example").get(0);
 		assertThat(resent.getHeader(ConfirmationSender.IDEMPOTENCY_HEADER, null)).isEqualTo("confirmation:resend-me@shop.example");
 		assertThat(state("confirmation:arrived@shop.example")).isEqualTo(DeliveryState.DELIVERED);
-		assertThat(confirmationsOf("arrived@shop.example")).as("resolved as delivered: not sent").isEmpty();
+		assertThat(TestMails.confirmationsOf(mailServer, "arrived@shop.example")).as("resolved as delivered: not sent").isEmpty();
 		assertThat(inDoubtKeys()).isEmpty();
 	}
 
@@ -136,16 +134,6 @@ class InDoubtConfirmationTests {
 			}
 		}
 		throw new AssertionError("no delivery " + idempotencyKey);
-	}
-
-	private static List<MimeMessage> confirmationsOf(String messageKey) throws MessagingException {
-		List<MimeMessage> found = new ArrayList<>();
-		for (MimeMessage mail : mailServer.getReceivedMessagesForDomain("customer@shop.example")) {
-			if (messageKey.equals(mail.getHeader(ConfirmationSender.CONFIRMS_HEADER, null))) {
-				found.add(mail);
-			}
-		}
-		return found;
 	}
 
 }

@@ -171,10 +171,10 @@ class MailToOrderTests {
 		awaitMailboxEmptyAndOrders("confirm-me@shop.example", 1);
 
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-			assertThat(confirmationsOf("confirm-me@shop.example")).hasSize(1);
+			assertThat(TestMails.confirmationsOf(mailServer, "confirm-me@shop.example")).hasSize(1);
 			assertThat(followUps("confirm-me@shop.example")).isEqualTo(1);
 		});
-		MimeMessage confirmation = confirmationsOf("confirm-me@shop.example").get(0);
+		MimeMessage confirmation = TestMails.confirmationsOf(mailServer, "confirm-me@shop.example").get(0);
 		assertThat(confirmation.getSubject()).isEqualTo("Confirmation: Order 6: 2 x widget");
 		assertThat(confirmation.getHeader(ConfirmationSender.IDEMPOTENCY_HEADER, null))
 			.isEqualTo("confirmation:confirm-me@shop.example");
@@ -194,7 +194,7 @@ class MailToOrderTests {
 			});
 		// still one of each a while later: nothing sent or checked twice
 		Thread.sleep(1000);
-		assertThat(confirmationsOf("confirm-me@shop.example")).hasSize(1);
+		assertThat(TestMails.confirmationsOf(mailServer, "confirm-me@shop.example")).hasSize(1);
 		assertThat(followUps("confirm-me@shop.example")).isEqualTo(1);
 	}
 
@@ -205,16 +205,6 @@ class MailToOrderTests {
 				assertThat(mailServer.getReceivedMessagesForDomain(mailbox + "@demo.local")).isEmpty();
 			}
 		});
-	}
-
-	private static List<MimeMessage> confirmationsOf(String messageKey) throws MessagingException {
-		List<MimeMessage> found = new ArrayList<>();
-		for (MimeMessage mail : mailServer.getReceivedMessagesForDomain("customer@shop.example")) {
-			if (messageKey.equals(mail.getHeader(ConfirmationSender.CONFIRMS_HEADER, null))) {
-				found.add(mail);
-			}
-		}
-		return found;
 	}
 
 	private int followUps(String messageId) {

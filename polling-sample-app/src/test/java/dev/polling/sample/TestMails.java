@@ -1,5 +1,7 @@
 package dev.polling.sample;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 import com.icegreen.greenmail.configuration.GreenMailConfiguration;
@@ -13,6 +15,8 @@ import jakarta.mail.Session;
 import jakarta.mail.Transport;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
+
+import dev.polling.sample.mail.ConfirmationSender;
 
 /**
  * Sends test mails over SMTP to the embedded mail server, with a Message-ID of the test's choice.
@@ -55,6 +59,17 @@ final class TestMails {
 		mail.setSubject(subject);
 		mail.setText("Please send the widgets.\n");
 		Transport.send(mail);
+	}
+
+	/** The confirmations the sample sent the customer for the message. */
+	static List<MimeMessage> confirmationsOf(GreenMailExtension server, String messageKey) throws MessagingException {
+		List<MimeMessage> found = new ArrayList<>();
+		for (MimeMessage mail : server.getReceivedMessagesForDomain("customer@shop.example")) {
+			if (messageKey.equals(mail.getHeader(ConfirmationSender.CONFIRMS_HEADER, null))) {
+				found.add(mail);
+			}
+		}
+		return found;
 	}
 
 }

@@ -1,20 +1,14 @@
 package dev.polling.shedlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.PriorityQueue;
-import java.util.Random;
-import java.util.function.LongFunction;
+import java.util.function.LongPredicate;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.core.ClusterCoordinator.Claim;
-import dev.polling.core.ClusterDefinition;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
-import net.javacrumbs.shedlock.support.LockException;
 import net.javacrumbs.shedlock.support.StorageAccessor;
 import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
 
@@ -54,45 +48,16 @@ import net.javacrumbs.shedlock.support.StorageBasedLockProvider;
  * with a token would have to exceed every earlier one.</li>
  * </ol>
  */
-final class ForgetfulStoreSimulation {
-
-	static final long FAILOVER = Duration.ofSeconds(10).toNanos();
-
-	static final long MARGIN = ShedLockCoordinator.safetyMargin(Duration.ofNanos(FAILOVER)).toNanos();
-
-	private static final ClusterDefinition CLUSTER = ClusterDefinition.of("SIM", Duration.ofSeconds(10));
-
-	private final long seed;
-
-	private final Random random;
-
-	private final PriorityQueue<Event> events = new PriorityQueue<>();
-
-	private final List<Instance> instances = new ArrayList<>();
-
-	private long now;
-
-	private long sequence;
-
-	/** The store's record: whether it exists, until when it is locked, by whom. */
-	private boolean recordExists;
-
-	private long lockUntil = Long.MIN_VALUE;
-
-	private @Nullable String lockOwner;
+final class ForgetfulStoreSimulation
+		extends VirtualStoreSimulation<ForgetfulStoreSimulation.Instance, ForgetfulStoreSimulation.Stats> {
 
 	/** When the store last forgot its record. */
 	private long lastForget = Long.MIN_VALUE;
 
 	private long highestToken = Long.MIN_VALUE;
 
-	private @Nullable String violation;
-
-	final Stats stats = new Stats();
-
 	ForgetfulStoreSimulation(long seed) {
-		this.seed = seed;
-		this.random = new Random(seed);
+		super(seed, 3, 6, new Stats());
 	}
 
 	/**
@@ -106,67 +71,24 @@ final class ForgetfulStoreSimulation {
 			this.instances.add(new Instance("i" + i));
 		}
 		for (Instance instance : this.instances) {
-			scheduleTick(this.now + this.random.nextLong(Duration.ofSeconds(3).toNanos()), () -> tick(instance));
+			scheduleFirstTick(instance);
 		}
 		scheduleForget();
-		int done = 0;
-		while (done < ticks && this.violation == null && !this.events.isEmpty()) {
-			if (this.events.peek().tick) {
-				done++;
-			}
-			runUntil(this.events.peek().time);
-		}
-		return this.violation;
+		return runTicks(ticks);
 	}
 
 	private void scheduleForget() {
 		long at = this.now + Duration.ofSeconds(2).toNanos() + this.random.nextLong(Duration.ofSeconds(40).toNanos());
 		schedule(at, () -> {
-			this.recordExists = false;
-			this.lockUntil = Long.MIN_VALUE;
-			this.lockOwner = null;
+			this.store.forget();
 			this.lastForget = this.now;
 			this.stats.forgets++;
 			scheduleForget();
 		});
 	}
 
-	private void tick(Instance instance) {
-		if (this.violation != null) {
-			return;
-		}
-		if (this.random.nextInt(100) < 2) {
-			instance.stopBelieving(this.now);
-			this.stats.releases++;
-			instance.coordinator.release(CLUSTER, instance.id);
-		}
-		else {
-			instance.grantApplied = Long.MIN_VALUE;
-			instance.grantSent = Long.MIN_VALUE;
-			Claim claim = instance.coordinator.acquire(CLUSTER, instance.id);
-			this.stats.decisions++;
-			if (claim.granted()) {
-				grant(instance, claim);
-			}
-			else {
-				instance.stopBelieving(this.now);
-				if (claim.isUnavailable()) {
-					this.stats.unavailable++;
-				}
-			}
-		}
-		long gap;
-		if (this.random.nextInt(100) < 3) {
-			this.stats.freezes++;
-			gap = FAILOVER + 1 + this.random.nextLong(2 * FAILOVER);
-		}
-		else {
-			gap = Duration.ofMillis(500).toNanos() + this.random.nextLong(Duration.ofMillis(3500).toNanos());
-		}
-		scheduleTick(this.now + gap, () -> tick(instance));
-	}
-
-	private void grant(Instance instance, Claim claim) {
+	@Override
+	void granted(Instance instance, Claim claim) {
 		if (instance.grantSent == Long.MIN_VALUE) {
 			fail(instance.id + " was granted without a lock or extension the store applied in this decision");
 			return;
@@ -182,117 +104,46 @@ final class ForgetfulStoreSimulation {
 			}
 			this.highestToken = claim.epoch();
 		}
-		if (!claim.renewed() || instance.believedUntil <= this.now) {
-			instance.closeExcused(this.now);
-			instance.believedFrom = this.now;
-			this.stats.grants++;
-		}
-		else {
-			this.stats.renewals++;
-		}
-		instance.believedUntil = instance.grantSent + FAILOVER - MARGIN;
+		believe(instance, claim, instance.grantSent + FAILOVER - MARGIN);
 		instance.beliefApplied = instance.grantApplied;
 		checkOverlap(instance);
 	}
 
-	private void checkOverlap(Instance instance) {
-		for (Instance other : this.instances) {
-			if (other == instance || !other.believes(this.now) || !instance.believes(this.now)) {
-				continue;
-			}
-			Instance earlier = (other.beliefApplied <= instance.beliefApplied) ? other : instance;
-			if (this.lastForget > earlier.beliefApplied) {
-				// the store forgot the earlier believer's lock: excused, it ends by that one's next decision
-				if (earlier.excusedSince == Long.MIN_VALUE) {
-					earlier.excusedSince = this.now;
-					this.stats.excusedOverlaps++;
-				}
-				continue;
-			}
-			fail(instance.id + " believes it holds from " + millis(instance.believedFrom) + " to " + millis(instance.believedUntil)
-					+ " while " + other.id + " believes it holds from " + millis(other.believedFrom) + " to "
-					+ millis(other.believedUntil) + " (last forget " + millis(this.lastForget) + ")");
-			return;
+	/** Excused when the store forgot the earlier believer's lock: it ends by that one's next decision. */
+	@Override
+	boolean excused(Instance instance, Instance other) {
+		Instance earlier = (other.beliefApplied <= instance.beliefApplied) ? other : instance;
+		if (this.lastForget <= earlier.beliefApplied) {
+			return false;
 		}
+		if (earlier.excusedSince == Long.MIN_VALUE) {
+			earlier.excusedSince = this.now;
+			this.stats.excusedOverlaps++;
+		}
+		return true;
 	}
 
-	private void checkStore() {
+	@Override
+	String overlapNote() {
+		return " (last forget " + millis(this.lastForget) + ")";
+	}
+
+	@Override
+	void checkStore() {
 		for (Instance instance : this.instances) {
-			if (instance.believes(this.now) && !(this.recordExists && this.lockUntil > this.now)
-					&& this.lastForget <= instance.beliefApplied) {
+			if (instance.believes(this.now) && !this.store.liveAt(this.now) && this.lastForget <= instance.beliefApplied) {
 				fail(instance.id + " believes it holds (until " + millis(instance.believedUntil) + ") but the store's lock ended at "
-						+ millis(this.lockUntil));
+						+ millis(this.store.lockUntil));
 				return;
 			}
 		}
 	}
 
-	private void fail(String what) {
-		if (this.violation == null) {
-			this.violation = "seed " + this.seed + ", at " + millis(this.now) + ": " + what;
-		}
-	}
-
-	private static String millis(long nanos) {
-		return (nanos == Long.MIN_VALUE) ? "never" : (nanos / 1_000_000L) + " ms";
-	}
-
-	private void schedule(long time, Runnable action) {
-		this.events.add(new Event(time, this.sequence++, action, false));
-	}
-
-	private void scheduleTick(long time, Runnable action) {
-		this.events.add(new Event(time, this.sequence++, action, true));
-	}
-
-	private void runUntil(long time) {
-		while (!this.events.isEmpty() && this.events.peek().time <= time) {
-			Event event = this.events.poll();
-			this.now = Math.max(this.now, event.time);
-			event.action.run();
-			checkStore();
-		}
-		this.now = Math.max(this.now, time);
-	}
-
-	/** A store request: fails, or is applied after a delay and answered (or not) after another. */
-	private <T> T request(String what, LongFunction<T> atStore) {
-		long sent = this.now;
-		long delay = this.random.nextLong(MARGIN + 1);
-		long answer = this.random.nextLong(2 * MARGIN + 1);
-		int fault = this.random.nextInt(100);
-		if (fault < 3) {
-			this.stats.failedRequests++;
-			runUntil(sent + delay);
-			throw new LockException("simulated: " + what + " failed");
-		}
-		Object[] result = new Object[1];
-		schedule(sent + delay, () -> result[0] = atStore.apply(this.now));
-		runUntil(sent + delay + answer);
-		if (fault < 6) {
-			this.stats.lostAnswers++;
-			throw new LockException("simulated: the answer to " + what + " was lost");
-		}
-		@SuppressWarnings("unchecked")
-		T value = (T) result[0];
-		return value;
-	}
-
 	/** An application instance: a coordinator and a storage-based provider of its own. */
-	private final class Instance {
+	final class Instance extends Believer {
 
-		final String id;
-
-		final ShedLockCoordinator coordinator;
-
-		/** Sent time of the request of this decision's lock or extension the store applied, and when it applied it. */
-		long grantSent = Long.MIN_VALUE;
-
+		/** When the store applied this decision's lock or extension. */
 		long grantApplied = Long.MIN_VALUE;
-
-		long believedFrom = Long.MIN_VALUE;
-
-		long believedUntil = Long.MIN_VALUE;
 
 		/** When the store applied the request behind the current belief. */
 		long beliefApplied = Long.MIN_VALUE;
@@ -307,11 +158,23 @@ final class ForgetfulStoreSimulation {
 		boolean updateFoundNoRecord;
 
 		Instance(String id) {
-			this.id = id;
+			super(id);
 			this.coordinator = ShedLockCoordinator.builder(new Provider(this))
 				.failoverPeriod(Duration.ofNanos(FAILOVER))
 				.nanoTime(() -> ForgetfulStoreSimulation.this.now)
 				.build();
+		}
+
+		@Override
+		void startDecision() {
+			this.grantApplied = Long.MIN_VALUE;
+			super.startDecision();
+		}
+
+		@Override
+		void beginBelief(long at) {
+			closeExcused(at);
+			super.beginBelief(at);
 		}
 
 		/** Ends the excused overlap this believer is in, if any, measuring it. */
@@ -324,15 +187,10 @@ final class ForgetfulStoreSimulation {
 			}
 		}
 
-		boolean believes(long at) {
-			return this.believedFrom != Long.MIN_VALUE && this.believedFrom <= at && at < this.believedUntil;
-		}
-
+		@Override
 		void stopBelieving(long at) {
 			closeExcused(at);
-			if (this.believedUntil > at) {
-				this.believedUntil = at;
-			}
+			super.stopBelieving(at);
 		}
 
 	}
@@ -370,109 +228,45 @@ final class ForgetfulStoreSimulation {
 	}
 
 	/** The simulated store as one instance reaches it (its owner name, its requests' faults). */
-	private final class Accessor implements StorageAccessor {
+	private final class Accessor extends LockRecord.Accessor {
 
 		private final Instance instance;
 
 		Accessor(Instance instance) {
+			super(ForgetfulStoreSimulation.this.store, instance.id);
 			this.instance = instance;
 		}
 
+		/**
+		 * A faulty request; notes what the instance's checks need: whether an insert found the record or an
+		 * update found it missing, when the store applied a lock or extension, and when an extension was sent.
+		 */
 		@Override
-		public boolean insertRecord(LockConfiguration configuration) {
-			long atMost = configuration.getLockAtMostFor().toNanos();
-			return request("insert", (at) -> {
-				if (ForgetfulStoreSimulation.this.recordExists) {
-					this.instance.insertFoundRecord = true;
-					return false;
-				}
-				take(at, atMost);
-				return true;
-			});
-		}
-
-		@Override
-		public boolean updateRecord(LockConfiguration configuration) {
-			long atMost = configuration.getLockAtMostFor().toNanos();
-			return request("update", (at) -> {
-				if (!ForgetfulStoreSimulation.this.recordExists) {
-					this.instance.updateFoundNoRecord = true;
-					return false;
-				}
-				if (ForgetfulStoreSimulation.this.lockUntil > at) {
-					return false;
-				}
-				take(at, atMost);
-				return true;
-			});
-		}
-
-		@Override
-		public boolean extend(LockConfiguration configuration) {
+		boolean request(String what, LongPredicate atRecord) {
 			long sent = ForgetfulStoreSimulation.this.now;
-			long atMost = configuration.getLockAtMostFor().toNanos();
-			boolean extended = request("extend", (at) -> {
-				if (!ForgetfulStoreSimulation.this.recordExists || ForgetfulStoreSimulation.this.lockUntil <= at
-						|| !this.instance.id.equals(ForgetfulStoreSimulation.this.lockOwner)) {
-					return false;
+			boolean done = ForgetfulStoreSimulation.this.request(what, (at) -> {
+				if (what.equals("insert") && this.record.exists) {
+					this.instance.insertFoundRecord = true;
 				}
-				ForgetfulStoreSimulation.this.lockUntil = at + atMost;
-				this.instance.grantApplied = at;
-				return true;
+				if (what.equals("update") && !this.record.exists) {
+					this.instance.updateFoundNoRecord = true;
+				}
+				boolean taken = atRecord.test(at);
+				if (taken && !what.equals("unlock")) {
+					this.instance.grantApplied = at;
+				}
+				return taken;
 			});
-			if (extended) {
+			if (done && what.equals("extend")) {
 				this.instance.grantSent = sent;
 			}
-			return extended;
-		}
-
-		@Override
-		public void unlock(LockConfiguration configuration) {
-			request("unlock", (at) -> {
-				if (ForgetfulStoreSimulation.this.recordExists && this.instance.id.equals(ForgetfulStoreSimulation.this.lockOwner)) {
-					ForgetfulStoreSimulation.this.lockUntil = Math.min(ForgetfulStoreSimulation.this.lockUntil, at);
-				}
-				return null;
-			});
-		}
-
-		private void take(long at, long atMost) {
-			ForgetfulStoreSimulation.this.recordExists = true;
-			ForgetfulStoreSimulation.this.lockUntil = at + atMost;
-			ForgetfulStoreSimulation.this.lockOwner = this.instance.id;
-			this.instance.grantApplied = at;
-		}
-
-	}
-
-	private record Event(long time, long sequence, Runnable action, boolean tick) implements Comparable<Event> {
-
-		@Override
-		public int compareTo(Event other) {
-			int byTime = Long.compare(this.time, other.time);
-			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+			return done;
 		}
 
 	}
 
 	/** What a run exercised. */
-	static final class Stats {
-
-		long decisions;
-
-		long grants;
-
-		long renewals;
-
-		long releases;
-
-		long freezes;
-
-		long unavailable;
-
-		long failedRequests;
-
-		long lostAnswers;
+	static final class Stats extends VirtualStoreSimulation.Stats {
 
 		long forgets;
 
@@ -483,14 +277,7 @@ final class ForgetfulStoreSimulation {
 		long lostLockRequests;
 
 		void add(Stats other) {
-			this.decisions += other.decisions;
-			this.grants += other.grants;
-			this.renewals += other.renewals;
-			this.releases += other.releases;
-			this.freezes += other.freezes;
-			this.unavailable += other.unavailable;
-			this.failedRequests += other.failedRequests;
-			this.lostAnswers += other.lostAnswers;
+			super.add(other);
 			this.forgets += other.forgets;
 			this.excusedOverlaps += other.excusedOverlaps;
 			this.longestExcusedOverlap = Math.max(this.longestExcusedOverlap, other.longestExcusedOverlap);
@@ -499,10 +286,8 @@ final class ForgetfulStoreSimulation {
 
 		@Override
 		public String toString() {
-			return "decisions " + this.decisions + ", grants " + this.grants + ", renewals " + this.renewals + ", releases "
-					+ this.releases + ", freezes " + this.freezes + ", unavailable " + this.unavailable + ", failed requests "
-					+ this.failedRequests + ", lost answers " + this.lostAnswers + ", forgets " + this.forgets
-					+ ", excused overlaps " + this.excusedOverlaps + " (longest " + millis(this.longestExcusedOverlap)
+			return "decisions " + this.decisions + ", " + super.toString() + ", forgets " + this.forgets + ", excused overlaps "
+					+ this.excusedOverlaps + " (longest " + millis(this.longestExcusedOverlap)
 					+ "), lock requests refused because the forget fell between their insert and update " + this.lostLockRequests;
 		}
 

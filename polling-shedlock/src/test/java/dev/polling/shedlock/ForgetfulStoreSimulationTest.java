@@ -1,12 +1,11 @@
 package dev.polling.shedlock;
 
+import static dev.polling.shedlock.SimulationRuns.quietly;
+import static dev.polling.shedlock.SimulationRuns.seeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +30,7 @@ class ForgetfulStoreSimulationTest {
 	void overAStoreThatForgetsItsLockNoTwoHoldersBeyondTheForgetAndNoLockIsLost() {
 		ForgetfulStoreSimulation.Stats total = new ForgetfulStoreSimulation.Stats();
 		List<String> violations = new ArrayList<>();
-		long[] seeds = seeds();
+		long[] seeds = seeds(SEEDS);
 		for (long seed : seeds) {
 			ForgetfulStoreSimulation simulation = new ForgetfulStoreSimulation(seed);
 			String violation = quietly(() -> simulation.run(TICKS));
@@ -63,30 +62,6 @@ class ForgetfulStoreSimulationTest {
 		ForgetfulStoreSimulation again = new ForgetfulStoreSimulation(7);
 		assertThat(quietly(() -> again.run(TICKS))).isEqualTo(quietly(() -> once.run(TICKS)));
 		assertThat(again.stats).hasToString(once.stats.toString());
-	}
-
-	/** Runs without the coordinator's log (the tests' logger writes to System.err). */
-	private static <T> T quietly(Supplier<T> run) {
-		PrintStream original = System.err;
-		System.setErr(new PrintStream(OutputStream.nullOutputStream()));
-		try {
-			return run.get();
-		}
-		finally {
-			System.setErr(original);
-		}
-	}
-
-	private static long[] seeds() {
-		String replay = System.getProperty("polling.sim.seed", "");
-		if (!replay.isBlank()) {
-			return new long[] { Long.parseLong(replay.trim()) };
-		}
-		long[] seeds = new long[SEEDS];
-		for (int i = 0; i < SEEDS; i++) {
-			seeds[i] = i + 1;
-		}
-		return seeds;
 	}
 
 }

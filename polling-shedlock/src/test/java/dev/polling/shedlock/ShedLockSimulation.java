@@ -1,17 +1,11 @@
 package dev.polling.shedlock;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.PriorityQueue;
-import java.util.Random;
-import java.util.function.LongFunction;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.core.ClusterCoordinator.Claim;
-import dev.polling.core.ClusterDefinition;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -38,42 +32,14 @@ import net.javacrumbs.shedlock.support.LockException;
  * grant's request sent + failover − margin) or its release, whichever comes first; (2) while an
  * instance believes it holds, the store's lock is live ({@code lockUntil} later than now).
  */
-final class ShedLockSimulation {
-
-	static final long FAILOVER = Duration.ofSeconds(10).toNanos();
-
-	static final long MARGIN = ShedLockCoordinator.safetyMargin(Duration.ofNanos(FAILOVER)).toNanos();
+final class ShedLockSimulation extends VirtualStoreSimulation<ShedLockSimulation.Instance, VirtualStoreSimulation.Stats> {
 
 	static final String OWNER = "the-one-host";
 
-	private static final ClusterDefinition CLUSTER = ClusterDefinition.of("SIM", Duration.ofSeconds(10));
-
-	private final long seed;
-
-	private final Random random;
-
 	private final boolean guarded;
 
-	private final PriorityQueue<Event> events = new PriorityQueue<>();
-
-	private final List<Instance> instances = new ArrayList<>();
-
-	private long now;
-
-	private long sequence;
-
-	/** The store's lock. */
-	private long lockUntil = Long.MIN_VALUE;
-
-	private @Nullable String lockOwner;
-
-	private @Nullable String violation;
-
-	final Stats stats = new Stats();
-
 	ShedLockSimulation(long seed, boolean guarded) {
-		this.seed = seed;
-		this.random = new Random(seed);
+		super(seed, 4, 8, new Stats());
 		this.guarded = guarded;
 	}
 
@@ -94,181 +60,42 @@ final class ShedLockSimulation {
 			catch (IllegalStateException ex) {
 				return "seed " + this.seed + ": verifyExtendSupport refused an extending provider: " + ex.getMessage();
 			}
-			scheduleTick(this.now + this.random.nextLong(Duration.ofSeconds(3).toNanos()), () -> tick(instance));
+			scheduleFirstTick(instance);
 		}
-		int done = 0;
-		while (done < ticks && this.violation == null && !this.events.isEmpty()) {
-			Event next = this.events.peek();
-			if (next.tick) {
-				done++;
-			}
-			runUntil(next.time);
-		}
-		return this.violation;
+		return runTicks(ticks);
 	}
 
-	private void tick(Instance instance) {
-		if (this.violation != null) {
+	@Override
+	void granted(Instance instance, Claim claim) {
+		if (instance.grantSent == Long.MIN_VALUE) {
+			fail("granted without a lock or extend answered in this decision");
 			return;
 		}
-		if (this.random.nextInt(100) < 2) {
-			instance.stopBelieving(this.now);
-			this.stats.releases++;
-			instance.coordinator.release(CLUSTER, instance.id);
-		}
-		else {
-			instance.grantSent = Long.MIN_VALUE;
-			Claim claim = instance.coordinator.acquire(CLUSTER, instance.id);
-			if (claim.granted()) {
-				if (instance.grantSent == Long.MIN_VALUE) {
-					fail("granted without a lock or extend answered in this decision");
-					return;
-				}
-				long until = instance.grantSent + FAILOVER - MARGIN;
-				if (!claim.renewed() || instance.believedUntil <= this.now) {
-					instance.believedFrom = this.now;
-					this.stats.grants++;
-				}
-				else {
-					this.stats.renewals++;
-				}
-				instance.believedUntil = until;
-				checkOverlap(instance);
-			}
-			else {
-				instance.stopBelieving(this.now);
-				if (claim.isUnavailable()) {
-					this.stats.unavailable++;
-				}
-			}
-		}
-		long gap;
-		if (this.random.nextInt(100) < 3) {
-			this.stats.freezes++;
-			gap = FAILOVER + 1 + this.random.nextLong(2 * FAILOVER);
-		}
-		else {
-			gap = Duration.ofMillis(500).toNanos() + this.random.nextLong(Duration.ofMillis(3500).toNanos());
-		}
-		scheduleTick(this.now + gap, () -> tick(instance));
-		instance.ticks++;
+		believe(instance, claim, instance.grantSent + FAILOVER - MARGIN);
+		checkOverlap(instance);
 	}
 
-	private void checkOverlap(Instance instance) {
-		for (Instance other : this.instances) {
-			if (other != instance && other.believes(this.now) && instance.believes(this.now)) {
-				fail(instance.id + " believes it holds from " + millis(instance.believedFrom) + " to " + millis(instance.believedUntil)
-						+ " while " + other.id + " believes it holds from " + millis(other.believedFrom) + " to "
-						+ millis(other.believedUntil));
-				return;
-			}
-		}
-	}
-
-	private void checkStore() {
+	@Override
+	void checkStore() {
 		for (Instance instance : this.instances) {
-			if (instance.believes(this.now) && this.lockUntil <= this.now) {
+			if (instance.believes(this.now) && this.store.lockUntil <= this.now) {
 				fail(instance.id + " believes it holds (until " + millis(instance.believedUntil) + ") but the store's lock ended at "
-						+ millis(this.lockUntil));
+						+ millis(this.store.lockUntil));
 				return;
 			}
 		}
 	}
 
-	private void fail(String what) {
-		if (this.violation == null) {
-			this.violation = "seed " + this.seed + ", at " + millis(this.now) + ": " + what;
-		}
-	}
-
-	private static String millis(long nanos) {
-		return (nanos == Long.MIN_VALUE) ? "never" : (nanos / 1_000_000L) + " ms";
-	}
-
-	private void schedule(long time, Runnable action) {
-		this.events.add(new Event(time, this.sequence++, action, false));
-	}
-
-	private void scheduleTick(long time, Runnable action) {
-		this.events.add(new Event(time, this.sequence++, action, true));
-	}
-
-	/** Processes every event up to the time (a tick may run requests, which process events in turn). */
-	private void runUntil(long time) {
-		while (!this.events.isEmpty() && this.events.peek().time <= time) {
-			Event event = this.events.poll();
-			this.now = Math.max(this.now, event.time);
-			event.action.run();
-			checkStore();
-		}
-		this.now = Math.max(this.now, time);
-	}
-
-	/** A request of one instance: fails, or is applied after a delay and answered (or not) after another. */
-	private <T> T request(String what, LongFunction<T> atStore) {
-		long sent = this.now;
-		long delay = this.random.nextLong(MARGIN + 1);
-		long answer = this.random.nextLong(2 * MARGIN + 1);
-		int fault = this.random.nextInt(100);
-		if (fault < 4) {
-			this.stats.failedRequests++;
-			runUntil(sent + delay);
-			throw new LockException("simulated: " + what + " failed");
-		}
-		Object[] result = new Object[1];
-		schedule(sent + delay, () -> result[0] = atStore.apply(this.now));
-		runUntil(sent + delay + answer);
-		if (fault < 8) {
-			this.stats.lostAnswers++;
-			throw new LockException("simulated: the answer to " + what + " was lost");
-		}
-		@SuppressWarnings("unchecked")
-		T value = (T) result[0];
-		return value;
-	}
-
+	/** A lock request: every instance locks as the one owner, so the record is taken whenever it has lapsed. */
 	private boolean storeLock(long at, long lockAtMostFor) {
-		if (this.lockUntil > at) {
-			return false;
-		}
-		this.lockUntil = at + lockAtMostFor;
-		this.lockOwner = OWNER;
-		return true;
-	}
-
-	private boolean storeExtend(long at, long lockAtMostFor) {
-		if (this.lockUntil <= at || !OWNER.equals(this.lockOwner)) {
-			return false;
-		}
-		this.lockUntil = at + lockAtMostFor;
-		return true;
-	}
-
-	private boolean storeUnlock(long at) {
-		if (OWNER.equals(this.lockOwner)) {
-			this.lockUntil = Math.min(this.lockUntil, at);
-		}
-		return true;
+		return this.store.exists ? this.store.update(OWNER, at, lockAtMostFor) : this.store.insert(OWNER, at, lockAtMostFor);
 	}
 
 	/** An application instance: a coordinator and a provider of its own. */
-	private final class Instance implements LockProvider {
-
-		final String id;
-
-		final ShedLockCoordinator coordinator;
-
-		/** Sent time of the request of the latest lock or extend answered with a lock in this decision. */
-		long grantSent = Long.MIN_VALUE;
-
-		long believedFrom = Long.MIN_VALUE;
-
-		long believedUntil = Long.MIN_VALUE;
-
-		int ticks;
+	final class Instance extends Believer implements LockProvider {
 
 		Instance(String id) {
-			this.id = id;
+			super(id);
 			ShedLockCoordinator.Builder builder = ShedLockCoordinator.builder(this)
 				.failoverPeriod(Duration.ofNanos(FAILOVER))
 				.nanoTime(() -> ShedLockSimulation.this.now);
@@ -276,16 +103,6 @@ final class ShedLockSimulation {
 				builder.withoutLocalExpiryGuard();
 			}
 			this.coordinator = builder.build();
-		}
-
-		boolean believes(long at) {
-			return this.believedFrom != Long.MIN_VALUE && this.believedFrom <= at && at < this.believedUntil;
-		}
-
-		void stopBelieving(long at) {
-			if (this.believedUntil > at) {
-				this.believedUntil = at;
-			}
 		}
 
 		@Override
@@ -298,11 +115,6 @@ final class ShedLockSimulation {
 			}
 			this.grantSent = sent;
 			return Optional.of(new Handle(this));
-		}
-
-		@Override
-		public String toString() {
-			return this.id;
 		}
 
 	}
@@ -324,7 +136,7 @@ final class ShedLockSimulation {
 			long sent = ShedLockSimulation.this.now;
 			boolean extended;
 			try {
-				extended = request("extend", (at) -> storeExtend(at, lockAtMostFor.toNanos()));
+				extended = request("extend", (at) -> ShedLockSimulation.this.store.extend(OWNER, at, lockAtMostFor.toNanos()));
 			}
 			catch (LockException ex) {
 				this.used = false;
@@ -341,7 +153,10 @@ final class ShedLockSimulation {
 		public void unlock() {
 			use("unlock");
 			try {
-				request("unlock", ShedLockSimulation.this::storeUnlock);
+				request("unlock", (at) -> {
+					ShedLockSimulation.this.store.unlock(OWNER, at);
+					return true;
+				});
 			}
 			catch (LockException ex) {
 				this.used = false;
@@ -354,52 +169,6 @@ final class ShedLockSimulation {
 				fail(this.instance.id + " used a lock handle again (" + what + ") after it was extended or unlocked");
 			}
 			this.used = true;
-		}
-
-	}
-
-	private record Event(long time, long sequence, Runnable action, boolean tick) implements Comparable<Event> {
-
-		@Override
-		public int compareTo(Event other) {
-			int byTime = Long.compare(this.time, other.time);
-			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
-		}
-
-	}
-
-	/** What a run exercised. */
-	static final class Stats {
-
-		long grants;
-
-		long renewals;
-
-		long releases;
-
-		long freezes;
-
-		long unavailable;
-
-		long failedRequests;
-
-		long lostAnswers;
-
-		void add(Stats other) {
-			this.grants += other.grants;
-			this.renewals += other.renewals;
-			this.releases += other.releases;
-			this.freezes += other.freezes;
-			this.unavailable += other.unavailable;
-			this.failedRequests += other.failedRequests;
-			this.lostAnswers += other.lostAnswers;
-		}
-
-		@Override
-		public String toString() {
-			return "grants " + this.grants + ", renewals " + this.renewals + ", releases " + this.releases + ", freezes "
-					+ this.freezes + ", unavailable " + this.unavailable + ", failed requests " + this.failedRequests
-					+ ", lost answers " + this.lostAnswers;
 		}
 
 	}

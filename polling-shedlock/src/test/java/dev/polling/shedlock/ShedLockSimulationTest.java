@@ -1,12 +1,11 @@
 package dev.polling.shedlock;
 
+import static dev.polling.shedlock.SimulationRuns.quietly;
+import static dev.polling.shedlock.SimulationRuns.seeds;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +23,7 @@ class ShedLockSimulationTest {
 	void noTwoInstancesEverBelieveTheyHoldAtOnceAndTheStoreAgrees() {
 		ShedLockSimulation.Stats total = new ShedLockSimulation.Stats();
 		List<String> violations = new ArrayList<>();
-		for (long seed : seeds()) {
+		for (long seed : seeds(SEEDS)) {
 			ShedLockSimulation simulation = new ShedLockSimulation(seed, true);
 			String violation = quietly(() -> simulation.run(TICKS));
 			if (violation != null) {
@@ -33,7 +32,7 @@ class ShedLockSimulationTest {
 			}
 			total.add(simulation.stats);
 		}
-		System.err.println("[sim] " + seeds().length + " seeds x " + TICKS + " ticks: " + total);
+		System.err.println("[sim] " + seeds(SEEDS).length + " seeds x " + TICKS + " ticks: " + total);
 		assertThat(violations).as("violations (replay one with -Dpolling.sim.seed=N)").isEmpty();
 		// the faults happened: the invariant was put to the test
 		assertThat(total.grants).isGreaterThan(1_000);
@@ -49,7 +48,7 @@ class ShedLockSimulationTest {
 	void withoutTheLocalExpiryGuardSomeSeedFails() {
 		String first = null;
 		int failed = 0;
-		for (long seed : seeds()) {
+		for (long seed : seeds(SEEDS)) {
 			String violation = quietly(() -> new ShedLockSimulation(seed, false).run(TICKS));
 			if (violation != null) {
 				failed++;
@@ -58,7 +57,7 @@ class ShedLockSimulationTest {
 				}
 			}
 		}
-		System.err.println("[sim] without the guard " + failed + " of " + seeds().length + " seeds fail, first: " + first);
+		System.err.println("[sim] without the guard " + failed + " of " + seeds(SEEDS).length + " seeds fail, first: " + first);
 		assertThat(first).as("a violation without the guard").isNotNull();
 	}
 
@@ -68,33 +67,6 @@ class ShedLockSimulationTest {
 		ShedLockSimulation again = new ShedLockSimulation(42, false);
 		assertThat(quietly(() -> again.run(TICKS))).isEqualTo(quietly(() -> once.run(TICKS)));
 		assertThat(again.stats).hasToString(once.stats.toString());
-	}
-
-	/**
-	 * Runs without the coordinator's log (the tests' logger writes to System.err): a run logs every
-	 * simulated outage, hundreds of megabytes over all seeds.
-	 */
-	private static <T> T quietly(Supplier<T> run) {
-		PrintStream original = System.err;
-		System.setErr(new PrintStream(OutputStream.nullOutputStream()));
-		try {
-			return run.get();
-		}
-		finally {
-			System.setErr(original);
-		}
-	}
-
-	private static long[] seeds() {
-		String replay = System.getProperty("polling.sim.seed", "");
-		if (!replay.isBlank()) {
-			return new long[] { Long.parseLong(replay.trim()) };
-		}
-		long[] seeds = new long[SEEDS];
-		for (int i = 0; i < SEEDS; i++) {
-			seeds[i] = i + 1;
-		}
-		return seeds;
 	}
 
 }

@@ -4,13 +4,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.polling.core.ClusterDefinition;
-import dev.polling.core.Decision;
 import dev.polling.core.discovery.DnsDiscovery;
 import dev.polling.core.discovery.PeerResolver;
 import dev.polling.core.PollingManager;
@@ -64,39 +60,19 @@ public final class DnsPeerProcess {
 			.peerResolver(logging)
 			.mbeanServer(server.mbeanServer())
 			.build();
-		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 		String[] lastPeers = { "" };
 		String[] lastReason = { "" };
-		timer.scheduleWithFixedDelay(() -> {
-			try {
-				Decision decision = manager.runIfGranted(CLUSTER, () -> Thread.sleep(20));
-				if (!decision.reason().name().equals(lastReason[0])) {
-					lastReason[0] = decision.reason().name();
-					print("decided " + System.nanoTime() + " " + decision.reason() + ((decision.detail() != null) ? " " + decision.detail() : ""));
-				}
-				String peers = String.join(",", manager.status(CLUSTER).peerIds());
-				if (!peers.equals(lastPeers[0])) {
-					lastPeers[0] = peers;
-					print("peers " + System.nanoTime() + " " + peers);
-				}
+		PeerProcess.tickUntilTheParentGoes(manager, server, CLUSTER, tick, (decision) -> {
+			if (!decision.reason().name().equals(lastReason[0])) {
+				lastReason[0] = decision.reason().name();
+				print("decided " + System.nanoTime() + " " + decision.reason() + ((decision.detail() != null) ? " " + decision.detail() : ""));
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+			String peers = String.join(",", manager.status(CLUSTER).peerIds());
+			if (!peers.equals(lastPeers[0])) {
+				lastPeers[0] = peers;
+				print("peers " + System.nanoTime() + " " + peers);
 			}
-			catch (RuntimeException ex) {
-				ex.printStackTrace();
-			}
-		}, 0, tick, TimeUnit.MILLISECONDS);
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-			timer.shutdownNow();
-			manager.close();
-			server.close();
-		}));
-		print("READY " + id + " " + bind + ":" + server.port());
-		while (System.in.read() >= 0) {
-			// wait for the parent to go away
-		}
-		System.exit(0);
+		}, "READY " + id + " " + bind + ":" + server.port());
 	}
 
 	private static synchronized void print(String line) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import dev.polling.core.ClusterDefinition;
 import dev.polling.core.Decision;
@@ -46,13 +47,24 @@ public final class PeerProcess {
 			.peers(peers)
 			.mbeanServer(server.mbeanServer())
 			.build();
+		tickUntilTheParentGoes(manager, server, CLUSTER, tick, (decision) -> {
+			if (decision.isGranted()) {
+				System.out.println("granted " + decision.reason() + " in " + decision.duration().toMillis() + " ms");
+			}
+		}, "READY " + id + " " + server.port());
+	}
+
+	/**
+	 * Runs the cluster's cycle (20 ms) at a fixed delay, handing each decision to the reporter; prints the
+	 * ready line and exits when standard input closes (the parent went away), closing the manager and the
+	 * server on the way out.
+	 */
+	static void tickUntilTheParentGoes(PollingManager manager, PollingJmxServer server, String cluster, long tick,
+			Consumer<Decision> reporter, String ready) throws IOException {
 		ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
 		timer.scheduleWithFixedDelay(() -> {
 			try {
-				Decision decision = manager.runIfGranted(CLUSTER, () -> Thread.sleep(20));
-				if (decision.isGranted()) {
-					System.out.println("granted " + decision.reason() + " in " + decision.duration().toMillis() + " ms");
-				}
+				reporter.accept(manager.runIfGranted(cluster, () -> Thread.sleep(20)));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -66,7 +78,7 @@ public final class PeerProcess {
 			manager.close();
 			server.close();
 		}));
-		System.out.println("READY " + id + " " + server.port());
+		System.out.println(ready);
 		System.out.flush();
 		while (System.in.read() >= 0) {
 			// wait for the parent to go away

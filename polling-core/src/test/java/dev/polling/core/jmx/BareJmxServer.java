@@ -34,6 +34,7 @@ import javax.net.ssl.SSLSocket;
 import org.jspecify.annotations.Nullable;
 
 import dev.polling.core.PeerDefinition;
+import dev.polling.core.test.FaultyPeers;
 
 /**
  * A JMX connector server built in the test from the JDK's parts, the way the JDK's own agent builds
@@ -242,17 +243,7 @@ final class BareJmxServer implements AutoCloseable {
 		}
 
 		void closeAccepted() {
-			synchronized (this.accepted) {
-				for (Socket socket : this.accepted) {
-					try {
-						socket.close();
-					}
-					catch (IOException ex) {
-						// best effort
-					}
-				}
-				this.accepted.clear();
-			}
+			FaultyPeers.closeAll(this.accepted);
 		}
 
 	}

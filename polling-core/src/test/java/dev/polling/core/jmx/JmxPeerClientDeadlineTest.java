@@ -56,6 +56,16 @@ class JmxPeerClientDeadlineTest {
 		}
 	}
 
+	/** The server and the client, with mutual TLS (certificates of a CA of this test's own). */
+	private void startOverTls() throws Exception {
+		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
+		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
+		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
+				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
+		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
+				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+	}
+
 	@Test
 	void freesTheWorkerOfABlockedGetterAfterThePeerTimeout() throws Exception {
 		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0));
@@ -65,23 +75,13 @@ class JmxPeerClientDeadlineTest {
 
 	@Test
 	void freesTheWorkerOfABlockedGetterAfterThePeerTimeoutOverTls() throws Exception {
-		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
-		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
-		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
-				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
-		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
-				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+		startOverTls();
 		assertWorkerFreedAfterThePeerTimeout();
 	}
 
 	@Test
 	void aConnectionMadeUnderAShortDeadlineServesALaterRequestWithALongerOneOverTls() throws Exception {
-		Path serverKeys = TestCertificates.keyStore(this.certificates, "server");
-		Path clientKeys = TestCertificates.keyStore(this.certificates, "client");
-		this.server = PollingJmxServer.start(JmxServerSettings.loopback(0), MBeanServerFactory.newMBeanServer(),
-				new ServerTls(TestCertificates.context(serverKeys, clientKeys), false));
-		this.client = new JmxPeerClient(PollingSettings.defaults(), TimeSource.SYSTEM, JmxPeerClient.DEFAULT_MAX_PENDING_PER_PEER,
-				Map.of("peer", TestCertificates.context(clientKeys, serverKeys)));
+		startOverTls();
 		this.server.mbeanServer()
 			.registerMBean(new FakeClusterMBeans.Answering("peer-1", 42), JmxNames.clusterName("dev.polling", "OTHER"));
 		this.server.mbeanServer()

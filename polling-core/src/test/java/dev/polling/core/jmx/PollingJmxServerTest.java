@@ -26,23 +26,17 @@ class PollingJmxServerTest {
 
 	@Test
 	void showsARemoteClientOnlyThePollingMBeansNotThePlatformOnes() throws Exception {
-		try (PollingJmxServer server = PollingJmxServer.start(JmxServerSettings.loopback(0));
-				PollingManager manager = manager(server);
-				JMXConnector client = JMXConnectorFactory.connect(new JMXServiceURL(server.serviceUrl()))) {
-			MBeanServerConnection connection = client.getMBeanServerConnection();
+		withManagerAndClient((manager, connection) -> {
 			Set<ObjectName> names = connection.queryNames(null, null);
 			assertThat(names).contains(JmxNames.clusterName("dev.polling", "MAILABRUF_CLUSTER"));
 			assertThat(names).doesNotContain(new ObjectName("java.lang:type=Runtime"));
 			assertThat(names).allMatch((n) -> n.getDomain().equals("dev.polling"));
-		}
+		});
 	}
 
 	@Test
 	void exposesElapsedTimeHoldingAndInstanceIdPerCluster() throws Exception {
-		try (PollingJmxServer server = PollingJmxServer.start(JmxServerSettings.loopback(0));
-				PollingManager manager = manager(server);
-				JMXConnector client = JMXConnectorFactory.connect(new JMXServiceURL(server.serviceUrl()))) {
-			MBeanServerConnection connection = client.getMBeanServerConnection();
+		withManagerAndClient((manager, connection) -> {
 			ObjectName name = JmxNames.clusterName("dev.polling", "MAILABRUF_CLUSTER");
 			assertThat(connection.getAttribute(name, "ElapsedMillis")).isEqualTo(Long.MAX_VALUE);
 			assertThat(connection.getAttribute(name, "Holding")).isEqualTo(false);
@@ -52,7 +46,7 @@ class PollingJmxServerTest {
 			assertThat(connection.getAttribute(name, "Holding")).isEqualTo(true);
 			assertThat(connection.getAttribute(name, "InstanceId")).isEqualTo("node-1");
 			assertThat(connection.getAttribute(name, "CandidateAgeMillis")).isEqualTo(-1L);
-		}
+		});
 		try (PollingJmxServer server = PollingJmxServer.start(JmxServerSettings.loopback(0))) {
 			PollingManager manager = manager(server);
 			manager.close();
@@ -97,6 +91,21 @@ class PollingJmxServerTest {
 			assertThat(c1.getMBeanServerConnection().isRegistered(new ObjectName("dev.polling:type=Test"))).isTrue();
 			assertThat(c2.getMBeanServerConnection().isRegistered(new ObjectName("dev.polling:type=Test"))).isFalse();
 		}
+	}
+
+	/** Runs the check with a manager on a fresh server and a remote client's connection to it. */
+	private static void withManagerAndClient(ManagerCheck check) throws Exception {
+		try (PollingJmxServer server = PollingJmxServer.start(JmxServerSettings.loopback(0));
+				PollingManager manager = manager(server);
+				JMXConnector client = JMXConnectorFactory.connect(new JMXServiceURL(server.serviceUrl()))) {
+			check.run(manager, client.getMBeanServerConnection());
+		}
+	}
+
+	private interface ManagerCheck {
+
+		void run(PollingManager manager, MBeanServerConnection connection) throws Exception;
+
 	}
 
 	private static PollingManager manager(PollingJmxServer server) {

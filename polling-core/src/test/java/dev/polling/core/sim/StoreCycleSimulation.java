@@ -1,5 +1,7 @@
 package dev.polling.core.sim;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -373,6 +375,22 @@ public final class StoreCycleSimulation {
 		}
 		out.println(total.summary(name, tokens, (System.nanoTime() - began) / 1_000_000L));
 		return total;
+	}
+
+	/**
+	 * A store module's check: runs the seeds the system properties choose ({@code polling.storesim.seed},
+	 * first seed, default 1; {@code polling.storesim.seeds}, default the module's number;
+	 * {@code polling.storesim.decisions}, default 300) and asserts that no cycles overlapped unexcused, that
+	 * cycles ran and that the store's faults happened; returns the totals for the module's own checks.
+	 */
+	public static Stats checkSeeds(String name, StoreFactory factory, int defaultSeeds) {
+		Stats stats = runSeeds(name, factory, Long.getLong("polling.storesim.seed", 1),
+				Integer.getInteger("polling.storesim.seeds", defaultSeeds), Integer.getInteger("polling.storesim.decisions", 300),
+				System.out);
+		assertThat(stats.violations).isZero();
+		assertThat(stats.cycles).isPositive();
+		assertThat(stats.storeFaults).isPositive();
+		return stats;
 	}
 
 	/** Long runs print their running totals every so many seeds (surefire writes the output file when the test ends). */

@@ -32,58 +32,23 @@ public final class FaultyPeers implements AutoCloseable {
 	 * with a request line it cannot parse.
 	 */
 	public int httpPort() {
-		try {
-			ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-			this.resources.add(server);
-			Thread acceptor = new Thread(() -> {
-				while (!server.isClosed()) {
-					try (Socket accepted = server.accept()) {
-						accepted.getInputStream().read(new byte[64]);
-						accepted.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-							.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-						accepted.getOutputStream().flush();
-					}
-					catch (IOException ex) {
-						if (server.isClosed()) {
-							return;
-						}
-					}
-				}
-			}, "http-peer");
-			acceptor.setDaemon(true);
-			acceptor.start();
-			return server.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return acceptingPort("http-peer", (accepted) -> {
+			try (accepted) {
+				accepted.getInputStream().read(new byte[64]);
+				accepted.getOutputStream().write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+					.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+				accepted.getOutputStream().flush();
+			}
+		});
 	}
 
 	/** A port that accepts TCP connections and never sends a byte. */
 	public int hungPort() {
-		try {
-			ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-			this.resources.add(server);
-			Thread acceptor = new Thread(() -> {
-				while (!server.isClosed()) {
-					try {
-						Socket accepted = server.accept();
-						synchronized (this.resources) {
-							this.resources.add(accepted);
-						}
-					}
-					catch (IOException ex) {
-						return;
-					}
-				}
-			}, "hung-peer");
-			acceptor.setDaemon(true);
-			acceptor.start();
-			return server.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return acceptingPort("hung-peer", (accepted) -> {
+			synchronized (this.resources) {
+				this.resources.add(accepted);
+			}
+		});
 	}
 
 	/**
@@ -91,14 +56,15 @@ public final class FaultyPeers implements AutoCloseable {
 	 * a connect hangs as against a blackholed host.
 	 */
 	public int blackholedPort() {
+		ServerSocket server = listening(1);
 		try {
-			ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-			this.resources.add(server);
 			for (int i = 0; i < 8; i++) {
 				SocketChannel channel = SocketChannel.open();
 				channel.configureBlocking(false);
 				channel.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()));
-				this.resources.add(channel);
+				synchronized (this.resources) {
+					this.resources.add(channel);
+				}
 			}
 			return server.getLocalPort();
 		}
@@ -107,10 +73,53 @@ public final class FaultyPeers implements AutoCloseable {
 		}
 	}
 
+	/** A port whose daemon thread accepts every connection and hands it to the handler, until the port is closed. */
+	private int acceptingPort(String threadName, Accepted handler) {
+		ServerSocket server = listening(50);
+		Thread acceptor = new Thread(() -> {
+			while (!server.isClosed()) {
+				try {
+					handler.handle(server.accept());
+				}
+				catch (IOException ex) {
+					// a client that went away, or the port closed (which ends the loop)
+				}
+			}
+		}, threadName);
+		acceptor.setDaemon(true);
+		acceptor.start();
+		return server.getLocalPort();
+	}
+
+	/** A server socket on loopback with the listen backlog, closed at close. */
+	private ServerSocket listening(int backlog) {
+		try {
+			ServerSocket server = new ServerSocket(0, backlog, InetAddress.getLoopbackAddress());
+			synchronized (this.resources) {
+				this.resources.add(server);
+			}
+			return server;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private interface Accepted {
+
+		void handle(Socket accepted) throws IOException;
+
+	}
+
 	@Override
 	public void close() {
-		synchronized (this.resources) {
-			for (AutoCloseable resource : this.resources) {
+		closeAll(this.resources);
+	}
+
+	/** Closes each of the resources (best effort) and empties the list, holding its lock. */
+	public static void closeAll(List<? extends AutoCloseable> resources) {
+		synchronized (resources) {
+			for (AutoCloseable resource : resources) {
 				try {
 					resource.close();
 				}
@@ -118,7 +127,7 @@ public final class FaultyPeers implements AutoCloseable {
 					// best effort
 				}
 			}
-			this.resources.clear();
+			resources.clear();
 		}
 	}
 

@@ -19,7 +19,7 @@ import dev.polling.core.jmx.PollingJmxServer;
  * and can hold one chosen read until the test lets it go: the test then acts at exactly that point
  * of the reader's decision (between its announcement and its grant, say).
  */
-public final class SteppingPeer implements PollingClusterMXBean, AutoCloseable {
+public final class SteppingPeer extends IdlePeerMBean implements AutoCloseable {
 
 	private final String instanceId;
 
@@ -81,48 +81,8 @@ public final class SteppingPeer implements PollingClusterMXBean, AutoCloseable {
 	}
 
 	@Override
-	public String getClusterId() {
-		return "";
-	}
-
-	@Override
-	public String getClusterName() {
-		return "";
-	}
-
-	@Override
 	public String getInstanceId() {
 		return this.instanceId;
-	}
-
-	@Override
-	public long getElapsedMillis() {
-		return Long.MAX_VALUE;
-	}
-
-	@Override
-	public String getLastActivity() {
-		return "never";
-	}
-
-	@Override
-	public boolean isHolding() {
-		return false;
-	}
-
-	@Override
-	public boolean isPaused() {
-		return false;
-	}
-
-	@Override
-	public long getCandidateAgeMillis() {
-		return -1;
-	}
-
-	@Override
-	public long getWaitTimeMillis() {
-		return 10_000;
 	}
 
 	@Override

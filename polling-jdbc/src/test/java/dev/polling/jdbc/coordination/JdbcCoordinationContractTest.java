@@ -159,11 +159,9 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	void takesOverOnlyAfterTheFailoverPeriodAndIncrementsTheEpoch() {
 		PollingManager a = instance("a", "FAILOVER");
 		PollingManager b = instance("b", "FAILOVER");
-		assertThat(a.decide("FAILOVER").isGranted()).isTrue();
-		long epoch = a.fencingToken("FAILOVER").orElseThrow();
+		long epoch = grantedEpoch(a, "FAILOVER");
 		// a stops deciding (a frozen or dead holder); b keeps ticking
-		Decision takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-			.until(() -> b.decide("FAILOVER"), Decision::isGranted);
+		Decision takeover = awaitGranted(b, "FAILOVER");
 		assertThat(takeover.reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
 		// the holder's last run, in database time, was at least the failover period ago
 		assertThat(takeover.peers().get(0).elapsedMillis()).isGreaterThanOrEqualTo(FAILOVER.toMillis());
@@ -183,8 +181,7 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	void aSecondProcessWithTheHoldersIdIsRefusedAsADuplicateAndCannotReleaseTheHoldersRow() {
 		PollingManager first = instance("same", "TWINS");
 		PollingManager twin = instance("same", "TWINS");
-		assertThat(first.decide("TWINS").isGranted()).isTrue();
-		long epoch = first.fencingToken("TWINS").orElseThrow();
+		long epoch = grantedEpoch(first, "TWINS");
 		for (int i = 0; i < 5; i++) {
 			Decision refused = twin.decide("TWINS");
 			assertThat(refused.reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
@@ -208,11 +205,9 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		// both built first: on a starved machine building the second (its pool) took longer than the failover period
 		PollingManager before = instance("restarted", "RESTART");
 		PollingManager after = instance("restarted", "RESTART"); // the old process stops deciding without a release
-		assertThat(before.decide("RESTART").isGranted()).isTrue();
-		long epoch = before.fencingToken("RESTART").orElseThrow();
+		long epoch = grantedEpoch(before, "RESTART");
 		assertThat(after.decide("RESTART").reason()).isEqualTo(Reason.DUPLICATE_INSTANCE_ID);
-		Decision takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-			.until(() -> after.decide("RESTART"), Decision::isGranted);
+		Decision takeover = awaitGranted(after, "RESTART");
 		assertThat(takeover.peers().get(0).elapsedMillis()).isGreaterThanOrEqualTo(FAILOVER.toMillis());
 		assertThat(after.fencingToken("RESTART")).hasValue(epoch + 1);
 		assertThat(before.decide("RESTART").isGranted()).as("the old process, resumed, is fenced out").isFalse();
@@ -277,8 +272,7 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 	void pauseReleasesTheRowSoAnotherInstanceTakesOverAtOnce() {
 		PollingManager a = instance("a", "PAUSE");
 		PollingManager b = instance("b", "PAUSE");
-		assertThat(a.decide("PAUSE").isGranted()).isTrue();
-		long epoch = a.fencingToken("PAUSE").orElseThrow();
+		long epoch = grantedEpoch(a, "PAUSE");
 		a.pause("PAUSE");
 		assertThat(a.decide("PAUSE").reason()).isEqualTo(Reason.PAUSED);
 		assertThat(b.decide("PAUSE").reason()).isEqualTo(Reason.NO_ACTIVE_PEER);
@@ -427,6 +421,18 @@ abstract class JdbcCoordinationContractTest extends DatabaseTest {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** The instance's decision grants it the cluster; its fencing token. */
+	private static long grantedEpoch(PollingManager instance, String cluster) {
+		assertThat(instance.decide(cluster).isGranted()).isTrue();
+		return instance.fencingToken(cluster).orElseThrow();
+	}
+
+	/** The instance's first granted decision, deciding every 100 ms for at most 10 s. */
+	private static Decision awaitGranted(PollingManager instance, String cluster) {
+		return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+			.until(() -> instance.decide(cluster), Decision::isGranted);
 	}
 
 }

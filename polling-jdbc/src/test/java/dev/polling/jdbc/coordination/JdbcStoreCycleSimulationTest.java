@@ -47,13 +47,8 @@ public class JdbcStoreCycleSimulationTest {
 
 	@Test
 	void cyclesNeverOverlapAndTokensRiseUnlessTheRowWasDeleted() {
-		StoreCycleSimulation.Stats stats = StoreCycleSimulation.runSeeds("jdbc (H2)", H2Store::new,
-				Long.getLong("polling.storesim.seed", 1), Integer.getInteger("polling.storesim.seeds", 8),
-				Integer.getInteger("polling.storesim.decisions", 300), System.out);
-		assertThat(stats.violations).isZero();
-		assertThat(stats.cycles).isPositive();
+		StoreCycleSimulation.Stats stats = StoreCycleSimulation.checkSeeds("jdbc (H2)", H2Store::new, 8);
 		assertThat(stats.tokens).isPositive();
-		assertThat(stats.storeFaults).isPositive();
 	}
 
 	/** {@code SIM_NOW(database)}: the simulation's wall clock for the calling connection's database. */

@@ -2,13 +2,9 @@ package dev.polling.jdbc.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.polling.jdbc.Dialect;
-import dev.polling.jdbc.Schema;
-import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.test.QueryPlans;
 import dev.polling.jdbc.test.StatementLog;
 import dev.polling.jdbc.test.TestDatabase;
-import dev.polling.jdbc.test.TestDatabases;
 import java.sql.Connection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -24,9 +20,7 @@ class PostgresDeliveryGenericPlanTest {
 
 	@Test
 	void everyOutcomeIsWrittenByPrimaryKeyUnderAGenericPlanMadeWhileNothingWasBeingSent() throws Exception {
-		TestDatabase database = TestDatabases.postgresql();
-		Schema.migrate(database.newDataSource(), Dialect.POSTGRESQL, TableNames.defaults());
-		database.execute("ALTER TABLE polling_delivery SET (autovacuum_enabled = false)");
+		TestDatabase database = PostgresLockedBatchPlanTest.withoutAutovacuum();
 		DeliveryGuard producer = DeliveryGuard.builder(database.newDataSource()).instanceId("producer")
 			.destination(DeliveryDestination.of("busy", (delivery) -> {
 			}))

@@ -27,9 +27,7 @@ class PostgresLockedBatchPlanTest {
 
 	@Test
 	void aLockedBatchsStatementsGoThroughIndexesUnderGenericPlansWhateverTheStatistics() throws Exception {
-		TestDatabase database = TestDatabases.postgresql();
-		Schema.migrate(database.newDataSource(), Dialect.POSTGRESQL, TableNames.defaults());
-		database.execute("ALTER TABLE polling_delivery SET (autovacuum_enabled = false)");
+		TestDatabase database = withoutAutovacuum();
 		StatementLog log = new StatementLog(database.newDataSource());
 		DeliveryGuard guard = DeliveryGuard.builder(log.dataSource()).instanceId("sender")
 			.destination(DeliveryDestination.idempotent("locked", (delivery) -> {
@@ -90,6 +88,14 @@ class PostgresLockedBatchPlanTest {
 				.contains("polling_delivery_pk")
 				.doesNotContain("Seq Scan");
 		}
+	}
+
+	/** PostgreSQL with the schema, its statistics of the delivery table only what a test makes them (no autovacuum). */
+	static TestDatabase withoutAutovacuum() {
+		TestDatabase database = TestDatabases.postgresql();
+		Schema.migrate(database.newDataSource(), Dialect.POSTGRESQL, TableNames.defaults());
+		database.execute("ALTER TABLE polling_delivery SET (autovacuum_enabled = false)");
+		return database;
 	}
 
 }

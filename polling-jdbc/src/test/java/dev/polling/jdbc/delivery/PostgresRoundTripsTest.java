@@ -40,15 +40,7 @@ class PostgresRoundTripsTest {
 
 	@Test
 	void aRoundOfSingleSendsIsOneExecutionPerMessage() {
-		DeliveryGuard guard = DeliveryGuard.builder(this.log.dataSource()).instanceId("a")
-			.destination(DeliveryDestination.of("single", this.sent::add))
-			.build();
-		for (int i = 0; i < 5; i++) {
-			guard.store("single", "single-" + i, "payload");
-		}
-		this.log.clear();
-		assertThat(guard.deliverDue("single", 10)).isEqualTo(5);
-		List<String> statements = this.log.statements();
+		List<String> statements = statementsOfDelivering(DeliveryDestination.of("single", this.sent::add), 5, 10);
 		assertThat(statements).hasSize(6);
 		assertThat(statements.get(0)).startsWith("UPDATE polling_delivery SET state = 'SENDING'").doesNotContain("; ");
 		assertThat(statements.subList(1, 6)).allSatisfy((sql) -> assertThat(sql).contains("; UPDATE polling_delivery SET state = 'SENDING'")
@@ -60,15 +52,7 @@ class PostgresRoundTripsTest {
 
 	@Test
 	void aRoundOfBatchesIsOneExecutionPerBatch() {
-		DeliveryGuard guard = DeliveryGuard.builder(this.log.dataSource()).instanceId("a")
-			.destination(DeliveryDestination.idempotent("batched", this.sent::add).withBatchClaims(10))
-			.build();
-		for (int i = 0; i < 25; i++) {
-			guard.store("batched", "batched-" + i, "payload");
-		}
-		this.log.clear();
-		assertThat(guard.deliverDue("batched", 25)).isEqualTo(25);
-		List<String> statements = this.log.statements();
+		List<String> statements = statementsOfDelivering(DeliveryDestination.idempotent("batched", this.sent::add).withBatchClaims(10), 25, 25);
 		// the first claim; two records each with the next claim; the last record alone (the limit is reached)
 		assertThat(statements).hasSize(4);
 		assertThat(statements.get(0)).startsWith("UPDATE polling_delivery SET state = 'SENDING'").doesNotContain("; ");
@@ -86,15 +70,7 @@ class PostgresRoundTripsTest {
 	 */
 	@Test
 	void aLockedBatchIsTwoExecutionsTheLastWithItsCommit() {
-		DeliveryGuard guard = DeliveryGuard.builder(this.log.dataSource()).instanceId("a")
-			.destination(DeliveryDestination.idempotent("locked", this.sent::add).withLockedBatches(10))
-			.build();
-		for (int i = 0; i < 20; i++) {
-			guard.store("locked", "locked-" + i, "payload");
-		}
-		this.log.clear();
-		assertThat(guard.deliverDue("locked", 20)).isEqualTo(20);
-		List<String> statements = this.log.statements();
+		List<String> statements = statementsOfDelivering(DeliveryDestination.idempotent("locked", this.sent::add).withLockedBatches(10), 20, 20);
 		assertThat(statements).hasSize(4);
 		for (int batch = 0; batch < 2; batch++) {
 			assertThat(statements.get(2 * batch)).startsWith("SET LOCAL enable_seqscan = off; SELECT id, destination")
@@ -104,6 +80,20 @@ class PostgresRoundTripsTest {
 		}
 		assertThat(this.sent).hasSize(20);
 		assertThat(this.database.queryForLong("SELECT COUNT(*) FROM polling_delivery WHERE state = 'DELIVERED'")).isEqualTo(20);
+	}
+
+	/**
+	 * Stores the messages for the destination (named as its messages' keys begin), delivers them in one
+	 * round of the limit, and returns the statements of that round.
+	 */
+	private List<String> statementsOfDelivering(DeliveryDestination destination, int messages, int limit) {
+		DeliveryGuard guard = DeliveryGuard.builder(this.log.dataSource()).instanceId("a").destination(destination).build();
+		for (int i = 0; i < messages; i++) {
+			guard.store(destination.name(), destination.name() + "-" + i, "payload");
+		}
+		this.log.clear();
+		assertThat(guard.deliverDue(destination.name(), limit)).isEqualTo(messages);
+		return this.log.statements();
 	}
 
 	@Test

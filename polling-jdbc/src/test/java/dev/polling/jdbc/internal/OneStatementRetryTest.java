@@ -9,6 +9,7 @@ import dev.polling.jdbc.test.TestDatabases;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
@@ -40,26 +41,25 @@ class OneStatementRetryTest {
 
 	@Test
 	void aStatementRolledBackEveryTimeFailsAfterThreeAttempts() {
-		AtomicInteger attempts = new AtomicInteger();
-		assertThatExceptionOfType(DataAccessFailure.class)
-			.isThrownBy(() -> Sql.inOneStatement(this.dataSource, "claim", (connection) -> {
-				attempts.incrementAndGet();
-				throw new SQLTransactionRollbackException("could not serialize access", "40001");
-			}))
-			.withMessageContaining("Could not claim after 3 attempts");
-		assertThat(attempts).hasValue(3);
+		assertFailsAfter(() -> new SQLTransactionRollbackException("could not serialize access", "40001"),
+				"Could not claim after 3 attempts", 3);
 	}
 
 	@Test
 	void anyOtherFailureIsNotRetried() {
+		assertFailsAfter(() -> new SQLException("relation \"polling_queue\" does not exist", "42P01"), "Could not claim", 1);
+	}
+
+	/** A statement that fails every time with the failure: the error's message and how often it was tried. */
+	private void assertFailsAfter(Supplier<SQLException> failure, String message, int expectedAttempts) {
 		AtomicInteger attempts = new AtomicInteger();
 		assertThatExceptionOfType(DataAccessFailure.class)
 			.isThrownBy(() -> Sql.inOneStatement(this.dataSource, "claim", (connection) -> {
 				attempts.incrementAndGet();
-				throw new SQLException("relation \"polling_queue\" does not exist", "42P01");
+				throw failure.get();
 			}))
-			.withMessageContaining("Could not claim");
-		assertThat(attempts).hasValue(1);
+			.withMessageContaining(message);
+		assertThat(attempts).hasValue(expectedAttempts);
 	}
 
 }

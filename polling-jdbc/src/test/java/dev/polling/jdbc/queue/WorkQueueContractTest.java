@@ -14,6 +14,7 @@ import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.test.DatabaseTest;
 import dev.polling.jdbc.test.Intercepted;
+import dev.polling.jdbc.test.PlainDataSource;
 import dev.polling.jdbc.test.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -840,7 +841,7 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 	}
 
 	/** One open connection handed out again and again (never closed by the borrower). */
-	private static final class SingleConnection implements DataSource {
+	private static final class SingleConnection extends PlainDataSource {
 
 		private final java.sql.Connection connection;
 
@@ -862,44 +863,6 @@ abstract class WorkQueueContractTest extends DatabaseTest {
 							throw ex.getCause();
 						}
 					});
-		}
-
-		@Override
-		public java.sql.Connection getConnection(String username, String password) {
-			return getConnection();
-		}
-
-		@Override
-		public java.io.PrintWriter getLogWriter() {
-			return null;
-		}
-
-		@Override
-		public void setLogWriter(java.io.PrintWriter out) {
-		}
-
-		@Override
-		public void setLoginTimeout(int seconds) {
-		}
-
-		@Override
-		public int getLoginTimeout() {
-			return 0;
-		}
-
-		@Override
-		public java.util.logging.Logger getParentLogger() {
-			return java.util.logging.Logger.getGlobal();
-		}
-
-		@Override
-		public <T> T unwrap(Class<T> type) throws java.sql.SQLException {
-			throw new java.sql.SQLException("not a wrapper");
-		}
-
-		@Override
-		public boolean isWrapperFor(Class<?> type) {
-			return false;
 		}
 
 	}

@@ -1,14 +1,11 @@
 package dev.polling.jdbc.test;
 
 import dev.polling.jdbc.Dialect;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.Objects;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -93,7 +90,7 @@ public record TestDatabase(String name, Dialect dialect, String url, String user
 		return this.name + " " + this.url;
 	}
 
-	private static final class SimpleDataSource implements DataSource {
+	private static final class SimpleDataSource extends PlainDataSource {
 
 		private final String url;
 
@@ -115,39 +112,6 @@ public record TestDatabase(String name, Dialect dialect, String url, String user
 		@Override
 		public Connection getConnection(String user, String pass) throws SQLException {
 			return DriverManager.getConnection(this.url, user, pass);
-		}
-
-		@Override
-		public PrintWriter getLogWriter() {
-			return new PrintWriter(System.err);
-		}
-
-		@Override
-		public void setLogWriter(PrintWriter out) {
-		}
-
-		@Override
-		public void setLoginTimeout(int seconds) {
-		}
-
-		@Override
-		public int getLoginTimeout() {
-			return 0;
-		}
-
-		@Override
-		public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-			throw new SQLFeatureNotSupportedException();
-		}
-
-		@Override
-		public <T> T unwrap(Class<T> type) throws SQLException {
-			throw new SQLException("Not a wrapper");
-		}
-
-		@Override
-		public boolean isWrapperFor(Class<?> type) {
-			return false;
 		}
 
 		@Override

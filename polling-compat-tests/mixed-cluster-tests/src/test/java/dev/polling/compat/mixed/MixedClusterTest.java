@@ -12,10 +12,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -57,119 +59,85 @@ class MixedClusterTest {
 		this.children.forEach(ChildJvm::destroy);
 	}
 
-	@Test
-	void oursIsRefusedWhileIsyPollingHoldsAndTakesOverWhenItStopsAndIsyPollingTakesOverWhenOursDies() throws Exception {
-		ChildJvm isy = startIsyPolling();
-		await().atMost(Duration.ofSeconds(30)).until(() -> isy.firstSince(0, "granted") >= 0);
-		ChildJvm ours = startOurs();
-
-		// isy-polling holds: ours is refused, isy-polling keeps polling
-		int oursMark = ours.mark();
-		int isyMark = isy.mark();
-		awaitDecisions(ours, oursMark, 4);
-		assertThat(ours.decisionsSince(oursMark)).as("ours while isy-polling holds").allMatch((d) -> d.startsWith("refused"));
-		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while it holds").isNotEmpty().allMatch((d) -> d.equals("granted"));
-
-		// isy-polling stops polling: ours takes over once the wait time has passed since isy-polling's last activity
-		long takeover = takeoverAfterStop(isy, ours);
-		System.out.printf("isy-polling stopped: ours took over %d ms after isy-polling's last activity%n", takeover);
-		assertThat(takeover).as("ms from isy-polling's last activity to our takeover").isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
-
-		// ours holds: isy-polling, ticking again, is refused
-		isyMark = isy.mark();
-		oursMark = ours.mark();
-		isy.send("start");
-		awaitDecisions(isy, isyMark, 4);
-		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while ours holds").allMatch((d) -> d.equals("refused"));
-		assertThat(ours.decisionsSince(oursMark)).as("ours while it holds").allMatch((d) -> d.equals("granted RENEWED"));
-
-		// ours dies: isy-polling takes over at its next tick
-		long dies = killAndAwaitTakeover(ours, isy);
-		System.out.printf("ours killed: isy-polling took over %d ms later%n", dies);
-	}
-
-	@Test
-	void isyPollingIsRefusedWhileOursHoldsAndTakesOverWhenItStopsAndOursTakesOverWhenIsyPollingDies() throws Exception {
-		ChildJvm ours = startOurs();
-		await().atMost(Duration.ofSeconds(30)).until(() -> ours.firstSince(0, "granted") >= 0);
-		ChildJvm isy = startIsyPolling();
-
-		// ours holds: isy-polling is refused, ours keeps renewing
-		int isyMark = isy.mark();
-		int oursMark = ours.mark();
-		awaitDecisions(isy, isyMark, 4);
-		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while ours holds").allMatch((d) -> d.equals("refused"));
-		assertThat(ours.decisionsSince(oursMark)).as("ours while it holds").isNotEmpty().allMatch((d) -> d.equals("granted RENEWED"));
-
-		// ours stops polling: isy-polling takes over once the wait time has passed since our last activity
-		long takeover = takeoverAfterStop(ours, isy);
-		System.out.printf("ours stopped: isy-polling took over %d ms after our last activity%n", takeover);
-		assertThat(takeover).as("ms from our last activity to isy-polling's takeover").isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
-
-		// isy-polling holds: ours, ticking again, is refused
-		oursMark = ours.mark();
-		isyMark = isy.mark();
-		ours.send("start");
-		awaitDecisions(ours, oursMark, 4);
-		assertThat(ours.decisionsSince(oursMark)).as("ours while isy-polling holds").allMatch((d) -> d.startsWith("refused"));
-		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while it holds").allMatch((d) -> d.equals("granted"));
-
-		// isy-polling dies: ours takes over at its next tick
-		long dies = killAndAwaitTakeover(isy, ours);
-		System.out.printf("isy-polling killed: ours took over %d ms later%n", dies);
-	}
-
 	/**
-	 * isy-polling 4.0.0 and the same application on polling-isy-compat (binary drop-in: the launcher
-	 * is compiled against isy-polling): whoever holds refuses the other; when the holder stops, the
-	 * other takes over once the wait time has passed; when it dies, at the next tick. Both directions.
+	 * In both directions, between isy-polling 4.0.0 and ours, and between isy-polling 4.0.0 and the same
+	 * isy-polling application on polling-isy-compat (binary drop-in: the launcher is compiled against
+	 * isy-polling). The first holds: the second, started then, is refused and the first keeps polling. The
+	 * first stops polling: the second takes over once the wait time has passed since the first's last
+	 * activity. The first ticks again: it is refused while the second holds. The second dies: the first takes
+	 * over at its next tick.
 	 */
-	@Test
-	void isyPollingAndTheSameApplicationOnPollingIsyCompatTakeOverFromEachOther() throws Exception {
-		ChildJvm isy = startIsyPolling();
-		await().atMost(Duration.ofSeconds(30)).until(() -> isy.firstSince(0, "granted") >= 0);
-		ChildJvm compat = startIsyCompat();
-		holdsAndRefuses(isy, compat);
+	@ParameterizedTest(name = "{0} holds first, then {1}")
+	@CsvSource({ "ISY_POLLING, OURS", "OURS, ISY_POLLING", "ISY_POLLING, ISY_COMPAT", "ISY_COMPAT, ISY_POLLING" })
+	void whoeverHoldsRefusesTheOtherWhichTakesOverWhenItStopsAndTheFirstTakesOverWhenTheOtherDies(Side firstSide, Side secondSide)
+			throws Exception {
+		ChildJvm first = firstSide.start(this);
+		await().atMost(Duration.ofSeconds(30)).until(() -> first.firstSince(0, "granted") >= 0);
+		ChildJvm second = secondSide.start(this);
+		holdsAndRefuses(first, firstSide, second, secondSide);
 
-		long takeover = takeoverAfterStop(isy, compat);
-		System.out.printf("isy-polling stopped: polling-isy-compat took over %d ms after isy-polling's last activity%n", takeover);
-		assertThat(takeover).isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
+		long takeover = takeoverAfterStop(first, second);
+		System.out.printf("%s stopped: %s took over %d ms after its last activity%n", firstSide.label, secondSide.label, takeover);
+		assertThat(takeover).as("ms from %s's last activity to the takeover by %s", firstSide.label, secondSide.label)
+			.isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
 
-		int isyMark = isy.mark();
-		isy.send("start");
-		awaitDecisions(isy, isyMark, 4);
-		assertThat(isy.decisionsSince(isyMark)).as("isy-polling while polling-isy-compat holds").allMatch((d) -> d.equals("refused"));
+		int firstMark = first.mark();
+		int secondMark = second.mark();
+		first.send("start");
+		awaitDecisions(first, firstMark, 4);
+		assertThat(first.decisionsSince(firstMark)).as(firstSide.label + " while " + secondSide.label + " holds")
+			.allMatch(firstSide.refusal);
+		assertThat(second.decisionsSince(secondMark)).as(secondSide.label + " while it holds").allMatch(secondSide.holding);
 
-		long dies = killAndAwaitTakeover(compat, isy);
-		System.out.printf("polling-isy-compat killed: isy-polling took over %d ms later%n", dies);
+		long dies = killAndAwaitTakeover(second, first);
+		System.out.printf("%s killed: %s took over %d ms later%n", secondSide.label, firstSide.label, dies);
 	}
 
-	@Test
-	void theSameApplicationOnPollingIsyCompatAndIsyPollingTakeOverFromEachOther() throws Exception {
-		ChildJvm compat = startIsyCompat();
-		await().atMost(Duration.ofSeconds(30)).until(() -> compat.firstSince(0, "granted") >= 0);
-		ChildJvm isy = startIsyPolling();
-		holdsAndRefuses(compat, isy);
-
-		long takeover = takeoverAfterStop(compat, isy);
-		System.out.printf("polling-isy-compat stopped: isy-polling took over %d ms after its last activity%n", takeover);
-		assertThat(takeover).isGreaterThanOrEqualTo(WAIT_SECONDS * 1000L - 1000);
-
-		int compatMark = compat.mark();
-		compat.send("start");
-		awaitDecisions(compat, compatMark, 4);
-		assertThat(compat.decisionsSince(compatMark)).as("polling-isy-compat while isy-polling holds").allMatch((d) -> d.equals("refused"));
-
-		long dies = killAndAwaitTakeover(isy, compat);
-		System.out.printf("isy-polling killed: polling-isy-compat took over %d ms later%n", dies);
-	}
-
-	private static void holdsAndRefuses(ChildJvm holder, ChildJvm other) {
+	private static void holdsAndRefuses(ChildJvm holder, Side holderSide, ChildJvm other, Side otherSide) {
 		int otherMark = other.mark();
 		int holderMark = holder.mark();
 		awaitDecisions(other, otherMark, 4);
-		assertThat(other.decisionsSince(otherMark)).as(other + " while " + holder + " holds").allMatch((d) -> d.equals("refused"));
-		assertThat(holder.decisionsSince(holderMark)).as(holder + " while it holds").isNotEmpty().allMatch((d) -> d.equals("granted"));
+		assertThat(other.decisionsSince(otherMark)).as(otherSide.label + " while " + holderSide.label + " holds")
+			.allMatch(otherSide.refusal);
+		assertThat(holder.decisionsSince(holderMark)).as(holderSide.label + " while it holds").isNotEmpty()
+			.allMatch(holderSide.holding);
+	}
+
+	/** A side of the mixed cluster: how it starts, and how its decisions read (a refusal, a grant while it holds). */
+	enum Side {
+
+		/** This starter: its refusals name the reason, its grants while it holds are renewals. */
+		OURS("ours", (d) -> d.startsWith("refused"), (d) -> d.equals("granted RENEWED")),
+
+		ISY_POLLING("isy-polling", (d) -> d.equals("refused"), (d) -> d.equals("granted")),
+
+		ISY_COMPAT("polling-isy-compat", (d) -> d.equals("refused"), (d) -> d.equals("granted"));
+
+		final String label;
+
+		final Predicate<String> refusal;
+
+		final Predicate<String> holding;
+
+		Side(String label, Predicate<String> refusal, Predicate<String> holding) {
+			this.label = label;
+			this.refusal = refusal;
+			this.holding = holding;
+		}
+
+		ChildJvm start(MixedClusterTest test) throws IOException {
+			return switch (this) {
+				case OURS -> test.startOurs();
+				case ISY_POLLING -> test.startIsyPolling();
+				case ISY_COMPAT -> test.startIsyCompat();
+			};
+		}
+
+		@Override
+		public String toString() {
+			return this.label;
+		}
+
 	}
 
 	/**

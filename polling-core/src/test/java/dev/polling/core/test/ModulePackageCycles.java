@@ -1,0 +1,23 @@
+package dev.polling.core.test;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No two packages of a module depend on each other (issue 32: a module's packages form layers). Each module's
+ * {@code PackageCycleTests} extends this class in the module's root package; that package names what is checked
+ * (its main classes, not its tests).
+ */
+public abstract class ModulePackageCycles {
+
+	@Test
+	protected void packagesAreFreeOfCycles() {
+		JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+			.importPackages(getClass().getPackageName());
+		SlicesRuleDefinition.slices().matching("dev.polling.(**)").should().beFreeOfCycles().check(classes);
+	}
+
+}
