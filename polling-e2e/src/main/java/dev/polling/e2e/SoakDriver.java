@@ -109,6 +109,8 @@ public final class SoakDriver {
 
 	private final List<String> probeFailures = new ArrayList<>();
 
+	private @Nullable SoakDiagnosis diagnosis;
+
 	SoakDriver(DemoDriver demo, Settings settings) {
 		this.demo = demo;
 		this.settings = settings;
@@ -246,6 +248,34 @@ public final class SoakDriver {
 		sending.setDaemon(true);
 		sending.start();
 		long start = System.nanoTime();
+		try (SoakDiagnosis diagnosis = new SoakDiagnosis(this.demo.work, this.jcmd, this.demo.instances, start)) {
+			this.diagnosis = diagnosis;
+			diagnosis.start();
+			String failure = sampleEveryMinute(sender, start, commands);
+			if (failure != null) {
+				return failure;
+			}
+		}
+		finally {
+			this.diagnosis = null;
+		}
+		long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+		while (!sender.done || this.demo.processedCount() < this.demo.mailCount()) {
+			if (System.nanoTime() > deadline) {
+				return "gave up waiting " + DRAIN_TIMEOUT.toSeconds() + " s for the mails to be sent and processed (" + sender.sent.get()
+						+ " sent, " + this.demo.processedCount() + " of " + this.demo.mailCount() + " processed)";
+			}
+			Thread.sleep(1000);
+		}
+		this.demo.say("all %d mails processed", this.demo.mailCount());
+		String failure = this.demo.awaitConfirmationsAndFollowUps(() -> this.demo.say("processed %d", this.demo.processedCount()));
+		this.demo.awaitMailboxesEmpty();
+		checkTicks();
+		return failure;
+	}
+
+	/** The samples, one a minute, and the restarts between them; why the run cannot go on, or null. */
+	private @Nullable String sampleEveryMinute(DemoDriver.Sender sender, long start, Path commands) throws Exception {
 		for (int minute = 0; minute <= this.settings.minutes(); minute++) {
 			long due = start + TimeUnit.MINUTES.toNanos(minute);
 			while (System.nanoTime() < due) {
@@ -263,19 +293,7 @@ public final class SoakDriver {
 				}
 			}
 		}
-		long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-		while (!sender.done || this.demo.processedCount() < this.demo.mailCount()) {
-			if (System.nanoTime() > deadline) {
-				return "gave up waiting " + DRAIN_TIMEOUT.toSeconds() + " s for the mails to be sent and processed (" + sender.sent.get()
-						+ " sent, " + this.demo.processedCount() + " of " + this.demo.mailCount() + " processed)";
-			}
-			Thread.sleep(1000);
-		}
-		this.demo.say("all %d mails processed", this.demo.mailCount());
-		String failure = this.demo.awaitConfirmationsAndFollowUps(() -> this.demo.say("processed %d", this.demo.processedCount()));
-		this.demo.awaitMailboxesEmpty();
-		checkTicks();
-		return failure;
+		return null;
 	}
 
 	/** Why the run cannot go on: an instance that ended on its own. */
@@ -370,6 +388,20 @@ public final class SoakDriver {
 			}
 			catch (IOException ex) {
 				probeFailure(minute, id, "/proc net: " + ex.getMessage());
+			}
+			// last, so that none of the series above sees its attach: what the scatter is made of
+			SoakDiagnosis diagnosis = this.diagnosis;
+			if (diagnosis != null) {
+				try {
+					diagnosis.minute(minute, instance);
+				}
+				catch (IOException ex) {
+					probeFailure(minute, id, "diagnosis: " + ex.getMessage());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
 			}
 		}
 		databaseSeries(values);
@@ -511,6 +543,11 @@ public final class SoakDriver {
 		lines.add("Per minute (i1..i3 = instance-1..3; heap/meta KiB after a forced full GC; thr = live threads; fd = open file "
 				+ "descriptors; jmxC/jmxS = JMX connections as client (TCP) and server (connection ids); db = TCP connections to the H2 server):");
 		lines.addAll(this.series.table(this.columns));
+		lines.add("");
+		lines.add("What the series are made of (SoakDiagnosis, beside the series): soak-classes.tsv (top " + SoakDiagnosis.TOP_CLASSES
+				+ " classes by bytes after a full GC), soak-threads.tsv (Java threads per name group), soak-jmx-tcp.tsv (TCP connections "
+				+ "to each JMX port and accepted at its own), every minute; soak-seconds.tsv and soak-jmx-tcp-lifetimes.tsv every second "
+				+ "(/proc only); probes/ (jcmd GC.class_histogram and Thread.print, whole).");
 		if (!this.probeFailures.isEmpty()) {
 			lines.add("");
 			lines.add("Probes that failed:");
