@@ -3,6 +3,7 @@ package dev.polling.e2e;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +22,15 @@ import dev.polling.e2e.DemoDriver.Instance;
  * What the soak's scattered series are made of (issue 33 §3, "where a goal is missed, say why"):
  * written beside the series, never part of them.
  *
- * <p>Every minute, per instance, right after the sample's forced collection and live-thread count:
+ * <p>Only with {@code ./soak.sh ... diagnose}: every minute, per instance, after the sample's probes:
  * one further attach ({@code jcmd <pid> -f} with {@code GC.class_histogram} and {@code Thread.print};
  * the histogram forces a full collection of its own) whose whole output goes to
  * {@code probes/<instance>-m<minute>.txt}; from it the top {@value #TOP_CLASSES} classes by bytes
  * ({@code soak-classes.tsv}) and the Java threads per name group ({@code soak-threads.tsv}); and the
- * instance's established TCP connections to each JMX port and to its own ({@code soak-jmx-tcp.tsv}).
+ * The run of 2026-11-28 (docs/reliability.md) had it on; its pauses (a second full collection, a
+ * safepoint for the dump, under a load of 20 to 80) coincided with peer requests timing out.
+ * Always, every minute: the instance's established TCP connections to each JMX port and to its own
+ * ({@code soak-jmx-tcp.tsv}).
  *
  * <p>Every second, from {@code /proc} only (no attach, nothing the instances notice): per instance its
  * TCP connections to each JMX port, those accepted at its own, and its threads per group of their
@@ -47,9 +51,9 @@ final class SoakDiagnosis implements AutoCloseable {
 
 	private final long start;
 
-	private final BufferedWriter classes;
+	private final Writer classes;
 
-	private final BufferedWriter threads;
+	private final Writer threads;
 
 	private final BufferedWriter jmxTcp;
 
@@ -64,7 +68,7 @@ final class SoakDiagnosis implements AutoCloseable {
 
 	private volatile boolean stopped;
 
-	SoakDiagnosis(Path work, String jcmd, List<Instance> instances, long startNanos) throws IOException {
+	SoakDiagnosis(Path work, String jcmd, List<Instance> instances, long startNanos, boolean attach) throws IOException {
 		this.work = work;
 		this.jcmd = jcmd;
 		this.instances = instances;
@@ -72,8 +76,8 @@ final class SoakDiagnosis implements AutoCloseable {
 		Files.createDirectories(work.resolve("probes"));
 		this.commands = work.resolve("jcmd-diagnosis.txt");
 		Files.writeString(this.commands, "GC.class_histogram\nThread.print\n", StandardCharsets.UTF_8);
-		this.classes = writer("soak-classes.tsv", "minute\tinstance\trank\tclass\tinstances\tKiB");
-		this.threads = writer("soak-threads.tsv", "minute\tinstance\tgroup\tthreads");
+		this.classes = attach ? writer("soak-classes.tsv", "minute\tinstance\trank\tclass\tinstances\tKiB") : Writer.nullWriter();
+		this.threads = attach ? writer("soak-threads.tsv", "minute\tinstance\tgroup\tthreads") : Writer.nullWriter();
 		this.jmxTcp = writer("soak-jmx-tcp.tsv", "minute\tinstance\tconnections\tcount");
 		this.seconds = writer("soak-seconds.tsv", "second\tinstance\tmeasure\tvalue");
 		this.lifetimes = writer("soak-jmx-tcp-lifetimes.tsv", "instance\tto\tlocal-port\tfirst-second\tlast-second\tseen-seconds\tended");
@@ -94,7 +98,7 @@ final class SoakDiagnosis implements AutoCloseable {
 	}
 
 	/**
-	 * The minute's attach and tables for one instance.
+	 * The minute's attach and tables for one instance (only with {@code diagnose}).
 	 * @throws IOException when jcmd fails or a table cannot be written
 	 */
 	void minute(int minute, Instance instance) throws IOException, InterruptedException {
@@ -209,7 +213,7 @@ final class SoakDiagnosis implements AutoCloseable {
 		row(this.lifetimes, parts[0], parts[1], parts[2], seen[0], seen[1], seen[1] - seen[0] + 1, ended);
 	}
 
-	private static void row(BufferedWriter writer, Object... cells) throws IOException {
+	private static void row(Writer writer, Object... cells) throws IOException {
 		StringBuilder line = new StringBuilder();
 		for (Object cell : cells) {
 			if (!line.isEmpty()) {
@@ -217,8 +221,7 @@ final class SoakDiagnosis implements AutoCloseable {
 			}
 			line.append(cell);
 		}
-		writer.write(line.toString());
-		writer.newLine();
+		writer.write(line.append('\n').toString());
 	}
 
 	/** Stops the watch; the client connections still open go to the lifetimes as {@code open}. */
@@ -236,7 +239,7 @@ final class SoakDiagnosis implements AutoCloseable {
 			lifetime(entry.getKey(), entry.getValue(), "open");
 		}
 		this.open.clear();
-		for (BufferedWriter writer : List.of(this.classes, this.threads, this.jmxTcp, this.seconds, this.lifetimes)) {
+		for (Writer writer : List.of(this.classes, this.threads, this.jmxTcp, this.seconds, this.lifetimes)) {
 			writer.close();
 		}
 	}
