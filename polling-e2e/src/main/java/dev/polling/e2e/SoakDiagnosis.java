@@ -98,11 +98,22 @@ final class SoakDiagnosis implements AutoCloseable {
 	}
 
 	/**
-	 * The minute's attach and tables for one instance (only with {@code diagnose}).
+	 * The minute's tables for one instance: its JMX TCP connections; with {@code attach} also the
+	 * attach's class histogram and thread groups.
 	 * @throws IOException when jcmd fails or a table cannot be written
 	 */
-	void minute(int minute, Instance instance) throws IOException, InterruptedException {
+	void minute(int minute, Instance instance, boolean attach) throws IOException, InterruptedException {
 		long pid = instance.process().pid();
+		for (Map.Entry<String, Integer> connections : jmxConnections(instance, pid).entrySet()) {
+			row(this.jmxTcp, minute, instance.id(), connections.getKey(), connections.getValue());
+		}
+		this.jmxTcp.flush();
+		if (attach) {
+			attach(minute, instance, pid);
+		}
+	}
+
+	private void attach(int minute, Instance instance, long pid) throws IOException, InterruptedException {
 		String output = ProcessProbe.jcmd(this.jcmd, pid, this.commands);
 		Files.writeString(this.work.resolve("probes/" + instance.id() + "-m" + minute + ".txt"), output, StandardCharsets.UTF_8);
 		List<ProcessProbe.ClassBytes> histogram = ProcessProbe.parseClassHistogram(output);
@@ -118,12 +129,8 @@ final class SoakDiagnosis implements AutoCloseable {
 		for (Map.Entry<String, Integer> group : groups.entrySet()) {
 			row(this.threads, minute, instance.id(), group.getKey(), group.getValue());
 		}
-		for (Map.Entry<String, Integer> connections : jmxConnections(instance, pid).entrySet()) {
-			row(this.jmxTcp, minute, instance.id(), connections.getKey(), connections.getValue());
-		}
 		this.classes.flush();
 		this.threads.flush();
-		this.jmxTcp.flush();
 	}
 
 	/**

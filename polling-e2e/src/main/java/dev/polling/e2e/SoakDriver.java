@@ -407,9 +407,9 @@ public final class SoakDriver {
 			}
 			// last, so that none of the series above sees its attach: what the scatter is made of
 			SoakDiagnosis diagnosis = this.diagnosis;
-			if (diagnosis != null && this.settings.diagnose()) {
+			if (diagnosis != null) {
 				try {
-					diagnosis.minute(minute, instance);
+					diagnosis.minute(minute, instance, this.settings.diagnose());
 				}
 				catch (IOException ex) {
 					probeFailure(minute, id, "diagnosis: " + ex.getMessage());
