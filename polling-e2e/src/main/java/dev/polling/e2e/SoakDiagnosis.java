@@ -73,7 +73,20 @@ final class SoakDiagnosis implements AutoCloseable {
 		this.jcmd = jcmd;
 		this.instances = instances;
 		this.start = startNanos;
-		Files.createDirectories(work.resolve("probes"));
+		// a former run's attach files would read as this run's
+		Path probes = work.resolve("probes");
+		if (Files.isDirectory(probes)) {
+			try (var files = Files.list(probes)) {
+				for (Path file : files.toList()) {
+					Files.delete(file);
+				}
+			}
+		}
+		Files.deleteIfExists(work.resolve("soak-classes.tsv"));
+		Files.deleteIfExists(work.resolve("soak-threads.tsv"));
+		if (attach) {
+			Files.createDirectories(probes);
+		}
 		this.commands = work.resolve("jcmd-diagnosis.txt");
 		Files.writeString(this.commands, "GC.class_histogram\nThread.print\n", StandardCharsets.UTF_8);
 		this.classes = attach ? writer("soak-classes.tsv", "minute\tinstance\trank\tclass\tinstances\tKiB") : Writer.nullWriter();
