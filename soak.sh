@@ -11,6 +11,10 @@
 #   ./soak.sh              60 minutes, a restart every 10 minutes, 2 mails per second
 #   ./soak.sh 3 1          a 3-minute trial with a restart every minute
 #   ./soak.sh 60 10 5      ... at 5 mails per second
+#   ./soak.sh 20 10 2 diagnose   ... and every minute a class histogram and a thread dump per instance
+#                          (one more attach: a full GC and a safepoint; soak-classes.tsv, soak-threads.tsv)
+# Always beside the series (SoakDiagnosis, /proc only): JMX TCP connections per peer and thread names
+# per second, each client connection's lifetime (soak-seconds.tsv, soak-jmx-tcp-lifetimes.tsv).
 # Needs a JDK 17+ with jcmd, and Linux (/proc). Logs and soak-report.md (the tables): soak-work/.
 # Last line: "soak: OK ..." or "soak: MISSED ..." (each missed goal and by how much).
 set -euo pipefail

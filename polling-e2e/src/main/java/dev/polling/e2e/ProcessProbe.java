@@ -7,8 +7,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,8 +20,10 @@ import java.util.stream.Stream;
  * What the soak measures of a process from outside (Linux): its open file descriptors
  * ({@code /proc/<pid>/fd}), its TCP connections ({@code /proc/<pid>/net/tcp} and {@code tcp6},
  * matched to the process by the socket inodes among its descriptors), its heap after a forced full
- * collection ({@code jcmd <pid> GC.run} then {@code GC.heap_info}, in one attach), and values from a
- * Prometheus text page.
+ * collection ({@code jcmd <pid> GC.run} then {@code GC.heap_info}, in one attach), values from a
+ * Prometheus text page; and, to say what a series' scatter is made of: its class histogram
+ * ({@code GC.class_histogram}), its Java threads grouped by name ({@code Thread.print}) and its
+ * native threads' names ({@code /proc/<pid>/task/<tid>/comm}, cut to 15 characters by Linux).
  */
 final class ProcessProbe {
 
@@ -34,6 +38,17 @@ final class ProcessProbe {
 	private static final Pattern GENERATION_USED = Pattern.compile("(?m)^\\s*\\S.*generation\\s+total\\s+\\d+K,\\s+used\\s+(\\d+)K");
 
 	private static final Pattern METASPACE_USED = Pattern.compile("(?m)^\\s*Metaspace\\s+used\\s+(\\d+)K");
+
+	/** A line of {@code GC.class_histogram}: {@code    1:   40961   3744528  [B (java.base@17.0.15)}. */
+	private static final Pattern HISTOGRAM_LINE = Pattern.compile("(?m)^\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+)");
+
+	/**
+	 * The header of a thread in {@code Thread.print}: the name in quotes, then {@code #<n>} for a Java
+	 * thread (the JVM's own threads, {@code "VM Thread" os_prio=0 ...}, have none).
+	 */
+	private static final Pattern THREAD_HEADER = Pattern.compile("(?m)^\"(.*)\"\\s+(#\\d+\\s)?");
+
+	private static final Pattern DIGITS = Pattern.compile("\\d+");
 
 	private ProcessProbe() {
 	}
@@ -54,6 +69,15 @@ final class ProcessProbe {
 	 * @param metaspaceKiB metaspace used
 	 */
 	record Heap(long heapKiB, long metaspaceKiB) {
+	}
+
+	/**
+	 * One class of a class histogram.
+	 * @param name the class's name as the JVM prints it ({@code [B}, {@code java.lang.String})
+	 * @param instances its live instances
+	 * @param bytes their shallow size
+	 */
+	record ClassBytes(String name, long instances, long bytes) {
 	}
 
 	/** The number of open file descriptors, or -1 when the process is gone. */
@@ -144,13 +168,83 @@ final class ProcessProbe {
 	 * @throws IOException when jcmd fails or its output has no heap figures
 	 */
 	static Heap heapAfterGc(String jcmd, long pid, Path commands) throws IOException, InterruptedException {
+		return parseHeapInfo(jcmd(jcmd, pid, commands));
+	}
+
+	/**
+	 * Runs the diagnostic commands of a file, one a line, in one attach ({@code jcmd <pid> -f commands}).
+	 * @return jcmd's output (and its error output)
+	 * @throws IOException when jcmd cannot start or does not end within 60 s
+	 */
+	static String jcmd(String jcmd, long pid, Path commands) throws IOException, InterruptedException {
 		Process process = new ProcessBuilder(jcmd, Long.toString(pid), "-f", commands.toString()).redirectErrorStream(true).start();
 		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 		if (!process.waitFor(60, TimeUnit.SECONDS)) {
 			process.destroyForcibly();
 			throw new IOException("jcmd " + pid + " did not end within 60 s");
 		}
-		return parseHeapInfo(output);
+		return output;
+	}
+
+	/**
+	 * The classes of {@code GC.class_histogram}'s output, in its order (most bytes first); the
+	 * {@code Total} line is not a class.
+	 */
+	static List<ClassBytes> parseClassHistogram(String output) {
+		List<ClassBytes> classes = new ArrayList<>();
+		Matcher line = HISTOGRAM_LINE.matcher(output);
+		while (line.find()) {
+			classes.add(new ClassBytes(line.group(3), Long.parseLong(line.group(1)), Long.parseLong(line.group(2))));
+		}
+		return classes;
+	}
+
+	/**
+	 * The Java threads of a {@code Thread.print} output, counted per {@linkplain #threadGroup group}
+	 * of their names; the JVM's own threads (no {@code #<n>} after the name) are left out, as
+	 * {@code ThreadMXBean}'s live thread count leaves them out.
+	 */
+	static Map<String, Integer> javaThreadGroups(String threadDump) {
+		Map<String, Integer> groups = new TreeMap<>();
+		Matcher header = THREAD_HEADER.matcher(threadDump);
+		while (header.find()) {
+			if (header.group(2) != null) {
+				groups.merge(threadGroup(header.group(1)), 1, Integer::sum);
+			}
+		}
+		return groups;
+	}
+
+	/**
+	 * A thread's name with every run of digits as {@code #}: the threads of one pool or kind in one
+	 * group ({@code RMI TCP Connection(17)-127.0.0.1} is {@code RMI TCP Connection(#)-#.#.#.#},
+	 * {@code polling-peer-12} is {@code polling-peer-#}).
+	 */
+	static String threadGroup(String name) {
+		return DIGITS.matcher(name).replaceAll("#");
+	}
+
+	/**
+	 * The process's threads, Java and native, per {@linkplain #threadGroup group} of the names Linux
+	 * keeps for them ({@code /proc/<pid>/task/<tid>/comm}, at most 15 characters: the JVM gives each
+	 * Java thread its name cut so); empty when the process is gone. Reading it does not touch the JVM.
+	 */
+	static Map<String, Integer> nativeThreadGroups(long pid) {
+		Map<String, Integer> groups = new TreeMap<>();
+		try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+			for (Path task : tasks.toList()) {
+				try {
+					groups.merge(threadGroup(Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip()), 1, Integer::sum);
+				}
+				catch (IOException ex) {
+					// the thread ended meanwhile
+				}
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			return Map.of();
+		}
+		return groups;
 	}
 
 	/**

@@ -109,6 +109,8 @@ public final class SoakDriver {
 
 	private final List<String> probeFailures = new ArrayList<>();
 
+	private @Nullable SoakDiagnosis diagnosis;
+
 	SoakDriver(DemoDriver demo, Settings settings) {
 		this.demo = demo;
 		this.settings = settings;
@@ -122,11 +124,18 @@ public final class SoakDriver {
 	 * @param minutes how long the traffic runs and the samples are taken
 	 * @param restartEvery minutes between two restarts
 	 * @param mailsPerSecond the steady rate of mails
+	 * @param diagnose whether every minute's sample ends with a further attach per instance (class
+	 * histogram, thread dump: {@link SoakDiagnosis}); off by default, since its full collection and
+	 * safepoint are pauses the peers see
 	 */
-	record Settings(int minutes, int restartEvery, double mailsPerSecond) {
+	record Settings(int minutes, int restartEvery, double mailsPerSecond, boolean diagnose) {
+
+		Settings(int minutes, int restartEvery, double mailsPerSecond) {
+			this(minutes, restartEvery, mailsPerSecond, false);
+		}
 
 		/**
-		 * From {@code [minutes] [restart-every-minutes] [mails-per-second]}.
+		 * From {@code [minutes] [restart-every-minutes] [mails-per-second] [diagnose]}.
 		 * @throws IllegalArgumentException naming the argument, its value and what it takes
 		 */
 		static Settings parse(String[] args) {
@@ -143,7 +152,15 @@ public final class SoakDriver {
 			if (!(rate >= 0.1 && rate <= 50)) {
 				throw new IllegalArgumentException("mails-per-second=" + value + ": give a number from 0.1 to 50, e.g. ./soak.sh 60 10 3");
 			}
-			return new Settings(minutes, restartEvery, rate);
+			if (args.length > 3 && !args[3].equals("diagnose")) {
+				throw new IllegalArgumentException("fourth argument=" + args[3]
+						+ ": only \"diagnose\" is known there (a class histogram and a thread dump per instance every minute), e.g. ./soak.sh 20 10 2 diagnose");
+			}
+			if (args.length > 4) {
+				throw new IllegalArgumentException("arguments=" + String.join(" ", args)
+						+ ": at most four are known: [minutes] [restart-every-minutes] [mails-per-second] [diagnose]");
+			}
+			return new Settings(minutes, restartEvery, rate, args.length > 3);
 		}
 
 		private static int whole(String[] args, int index, String name, int fallback, int min, int max) {
@@ -246,6 +263,35 @@ public final class SoakDriver {
 		sending.setDaemon(true);
 		sending.start();
 		long start = System.nanoTime();
+		try (SoakDiagnosis diagnosis = new SoakDiagnosis(this.demo.work, this.jcmd, this.demo.instances, start,
+				this.settings.diagnose())) {
+			this.diagnosis = diagnosis;
+			diagnosis.start();
+			String failure = sampleEveryMinute(sender, start, commands);
+			if (failure != null) {
+				return failure;
+			}
+		}
+		finally {
+			this.diagnosis = null;
+		}
+		long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+		while (!sender.done || this.demo.processedCount() < this.demo.mailCount()) {
+			if (System.nanoTime() > deadline) {
+				return "gave up waiting " + DRAIN_TIMEOUT.toSeconds() + " s for the mails to be sent and processed (" + sender.sent.get()
+						+ " sent, " + this.demo.processedCount() + " of " + this.demo.mailCount() + " processed)";
+			}
+			Thread.sleep(1000);
+		}
+		this.demo.say("all %d mails processed", this.demo.mailCount());
+		String failure = this.demo.awaitConfirmationsAndFollowUps(() -> this.demo.say("processed %d", this.demo.processedCount()));
+		this.demo.awaitMailboxesEmpty();
+		checkTicks();
+		return failure;
+	}
+
+	/** The samples, one a minute, and the restarts between them; why the run cannot go on, or null. */
+	private @Nullable String sampleEveryMinute(DemoDriver.Sender sender, long start, Path commands) throws Exception {
 		for (int minute = 0; minute <= this.settings.minutes(); minute++) {
 			long due = start + TimeUnit.MINUTES.toNanos(minute);
 			while (System.nanoTime() < due) {
@@ -263,19 +309,7 @@ public final class SoakDriver {
 				}
 			}
 		}
-		long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-		while (!sender.done || this.demo.processedCount() < this.demo.mailCount()) {
-			if (System.nanoTime() > deadline) {
-				return "gave up waiting " + DRAIN_TIMEOUT.toSeconds() + " s for the mails to be sent and processed (" + sender.sent.get()
-						+ " sent, " + this.demo.processedCount() + " of " + this.demo.mailCount() + " processed)";
-			}
-			Thread.sleep(1000);
-		}
-		this.demo.say("all %d mails processed", this.demo.mailCount());
-		String failure = this.demo.awaitConfirmationsAndFollowUps(() -> this.demo.say("processed %d", this.demo.processedCount()));
-		this.demo.awaitMailboxesEmpty();
-		checkTicks();
-		return failure;
+		return null;
 	}
 
 	/** Why the run cannot go on: an instance that ended on its own. */
@@ -370,6 +404,20 @@ public final class SoakDriver {
 			}
 			catch (IOException ex) {
 				probeFailure(minute, id, "/proc net: " + ex.getMessage());
+			}
+			// last, so that none of the series above sees its attach: what the scatter is made of
+			SoakDiagnosis diagnosis = this.diagnosis;
+			if (diagnosis != null) {
+				try {
+					diagnosis.minute(minute, instance, this.settings.diagnose());
+				}
+				catch (IOException ex) {
+					probeFailure(minute, id, "diagnosis: " + ex.getMessage());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
 			}
 		}
 		databaseSeries(values);
@@ -511,6 +559,12 @@ public final class SoakDriver {
 		lines.add("Per minute (i1..i3 = instance-1..3; heap/meta KiB after a forced full GC; thr = live threads; fd = open file "
 				+ "descriptors; jmxC/jmxS = JMX connections as client (TCP) and server (connection ids); db = TCP connections to the H2 server):");
 		lines.addAll(this.series.table(this.columns));
+		lines.add("");
+		lines.add("What the series are made of (SoakDiagnosis, beside the series): soak-jmx-tcp.tsv (TCP connections to each JMX port "
+				+ "and accepted at its own) every minute, soak-seconds.tsv and soak-jmx-tcp-lifetimes.tsv every second (/proc only)"
+				+ (this.settings.diagnose() ? "; soak-classes.tsv (top " + SoakDiagnosis.TOP_CLASSES + " classes by bytes after a full GC), "
+						+ "soak-threads.tsv (Java threads per name group) every minute, probes/ (jcmd GC.class_histogram and Thread.print, whole)"
+						: "; no class histograms or thread dumps (./soak.sh ... diagnose)") + ".");
 		if (!this.probeFailures.isEmpty()) {
 			lines.add("");
 			lines.add("Probes that failed:");

@@ -61,6 +61,77 @@ class ProcessProbeTests {
 	}
 
 	@Test
+	void aClassHistogramGivesEveryClassInItsOrderWithoutTheTotal() {
+		String output = """
+				12345:
+				 num     #instances         #bytes  class name (module)
+				-------------------------------------------------------
+				   1:         40961        3744528  [B (java.base@17.0.15)
+				   2:         38120         914880  java.lang.String (java.base@17.0.15)
+				  10:            12            480  org.h2.mvstore.Page$Leaf
+				Total        409184       23456789
+				""";
+
+		assertThat(ProcessProbe.parseClassHistogram(output)).containsExactly(new ProcessProbe.ClassBytes("[B", 40961, 3744528),
+				new ProcessProbe.ClassBytes("java.lang.String", 38120, 914880), new ProcessProbe.ClassBytes("org.h2.mvstore.Page$Leaf", 12, 480));
+	}
+
+	@Test
+	void aThreadDumpCountsJavaThreadsPerNameWithDigitsAsHashAndLeavesTheJvmsOwnOut() {
+		String dump = """
+				2026-11-28 10:40:00
+				Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1 mixed mode, sharing):
+
+				"main" #1 prio=5 os_prio=0 cpu=2000.00ms elapsed=100.00s tid=0x00007f nid=0x10 waiting on condition  [0x00007f]
+				   java.lang.Thread.State: TIMED_WAITING (sleeping)
+					at java.lang.Thread.sleep(java.base@17.0.15/Native Method)
+
+				"RMI TCP Connection(17)-127.0.0.1" #80 daemon prio=5 os_prio=0 cpu=1.00ms elapsed=10.00s tid=0x1 nid=0x50 runnable  [0x1]
+				   java.lang.Thread.State: RUNNABLE
+
+				"RMI TCP Connection(idle)" #81 daemon prio=5 os_prio=0 cpu=1.00ms elapsed=10.00s tid=0x2 nid=0x51 waiting on condition  [0x2]
+				"polling-peer-12" #90 daemon prio=5 os_prio=0 cpu=1.00ms elapsed=1.00s tid=0x3 nid=0x52 waiting on condition  [0x3]
+				"polling-peer-3" #91 daemon prio=5 os_prio=0 cpu=1.00ms elapsed=1.00s tid=0x4 nid=0x53 waiting on condition  [0x4]
+				"VM Thread" os_prio=0 cpu=10.00ms elapsed=100.00s tid=0x5 nid=0x8 runnable
+				"GC Thread#0" os_prio=0 cpu=10.00ms elapsed=100.00s tid=0x6 nid=0x9 runnable
+				JNI global refs: 20, weak refs: 0
+				""";
+
+		assertThat(ProcessProbe.javaThreadGroups(dump)).containsExactlyInAnyOrderEntriesOf(
+				java.util.Map.of("main", 1, "RMI TCP Connection(#)-#.#.#.#", 1, "RMI TCP Connection(idle)", 1, "polling-peer-#", 2));
+	}
+
+	@Test
+	void theThreadsOfThisProcessAreFoundByTheirLinuxNames() throws InterruptedException {
+		java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(2);
+		java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+		List<Thread> threads = new java.util.ArrayList<>();
+		for (int i = 7; i <= 8; i++) {
+			Thread thread = new Thread(() -> {
+				running.countDown();
+				try {
+					done.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}, "probe-test-" + i);
+			thread.start();
+			threads.add(thread);
+		}
+		try {
+			running.await();
+			assertThat(ProcessProbe.nativeThreadGroups(ProcessHandle.current().pid())).containsEntry("probe-test-#", 2);
+		}
+		finally {
+			done.countDown();
+			for (Thread thread : threads) {
+				thread.join();
+			}
+		}
+	}
+
+	@Test
 	void thisProcessHasDescriptorsAndItsListeningSocketIsFound() throws IOException {
 		long pid = ProcessHandle.current().pid();
 		try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());

@@ -96,6 +96,9 @@ class SoakSeriesTests {
 			.withMessageStartingWith("minutes=sixty: give a whole number from 1 to 1440");
 		assertThatIllegalArgumentException().isThrownBy(() -> SoakDriver.Settings.parse(new String[] { "60", "0" }))
 			.withMessageStartingWith("restart-every-minutes=0: give a whole number from 1 to 1440");
+		assertThat(SoakDriver.Settings.parse(new String[] { "20", "10", "2", "diagnose" })).isEqualTo(new SoakDriver.Settings(20, 10, 2.0, true));
+		assertThatIllegalArgumentException().isThrownBy(() -> SoakDriver.Settings.parse(new String[] { "20", "10", "2", "histogram" }))
+			.withMessageContaining("fourth argument=histogram");
 		assertThatIllegalArgumentException().isThrownBy(() -> SoakDriver.Settings.parse(new String[] { "60", "10", "fast" }))
 			.withMessageStartingWith("mails-per-second=fast: give a number from 0.1 to 50");
 	}
