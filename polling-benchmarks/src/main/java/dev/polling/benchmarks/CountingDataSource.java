@@ -1,7 +1,6 @@
 package dev.polling.benchmarks;
 
 import java.io.PrintWriter;
-import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -50,63 +49,37 @@ final class CountingDataSource implements DataSource {
 
 	private Connection wrap(Connection connection) {
 		return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-				new ConnectionHandler(connection));
+				(proxy, method, args) -> {
+					String name = method.getName();
+					if (name.equals("commit")) {
+						this.roundTrips.increment();
+						this.commits.increment();
+					}
+					else if (name.equals("rollback")) {
+						this.roundTrips.increment();
+					}
+					else if (name.equals("unwrap") && args != null && args[0] == Connection.class) {
+						return proxy;
+					}
+					Object result = invokeOn(connection, method, args);
+					if (result instanceof Statement statement
+							&& (name.startsWith("prepare") || name.equals("createStatement"))) {
+						return wrap(statement, method.getReturnType(), connection);
+					}
+					return result;
+				});
 	}
 
-	private final class ConnectionHandler implements InvocationHandler {
-
-		private final Connection connection;
-
-		ConnectionHandler(Connection connection) {
-			this.connection = connection;
-		}
-
-		@Override
-		public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-			String name = method.getName();
-			if (name.equals("commit")) {
-				CountingDataSource.this.roundTrips.increment();
-				CountingDataSource.this.commits.increment();
-			}
-			else if (name.equals("rollback")) {
-				CountingDataSource.this.roundTrips.increment();
-			}
-			else if (name.equals("unwrap") && args != null && args[0] == Connection.class) {
-				return proxy;
-			}
-			Object result = invokeOn(this.connection, method, args);
-			if (result instanceof Statement statement && (name.startsWith("prepare") || name.equals("createStatement"))) {
-				Class<?> type = method.getReturnType();
-				return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { type },
-						new StatementHandler(statement, this.connection));
-			}
-			return result;
-		}
-
-	}
-
-	private final class StatementHandler implements InvocationHandler {
-
-		private final Statement statement;
-
-		private final Connection connection;
-
-		StatementHandler(Statement statement, Connection connection) {
-			this.statement = statement;
-			this.connection = connection;
-		}
-
-		@Override
-		public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+	private Object wrap(Statement statement, Class<?> type, Connection connection) {
+		return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { type }, (proxy, method, args) -> {
 			if (method.getName().startsWith("execute")) {
-				CountingDataSource.this.roundTrips.increment();
-				if (this.connection.getAutoCommit()) {
-					CountingDataSource.this.commits.increment();
+				this.roundTrips.increment();
+				if (connection.getAutoCommit()) {
+					this.commits.increment();
 				}
 			}
-			return invokeOn(this.statement, method, args);
-		}
-
+			return invokeOn(statement, method, args);
+		});
 	}
 
 	private static Object invokeOn(Object target, Method method, Object[] args) throws Throwable {

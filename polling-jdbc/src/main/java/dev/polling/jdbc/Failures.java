@@ -3,6 +3,7 @@ package dev.polling.jdbc;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,18 +22,7 @@ public final class Failures {
 	 * @return {@code true} if trying again later may succeed
 	 */
 	public static boolean isTransient(@Nullable Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException sql && isTransient(sql)) {
-				return true;
-			}
-			if (cause instanceof java.io.IOException) {
-				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
+		return anyCause(failure, (sql) -> isTransient(sql));
 	}
 
 	/**
@@ -42,18 +32,7 @@ public final class Failures {
 	 * @return {@code true} for a connection failure
 	 */
 	public static boolean isConnectionFailure(@Nullable Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException sql && isConnectionFailure(sql)) {
-				return true;
-			}
-			if (cause instanceof java.io.IOException) {
-				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
+		return anyCause(failure, (sql) -> isConnectionFailure(sql));
 	}
 
 	/**
@@ -67,9 +46,19 @@ public final class Failures {
 	 * @return {@code true} if the database is unreachable
 	 */
 	public static boolean isUnreachable(@Nullable Throwable failure) {
+		return anyCause(failure, (sql) -> {
+			boolean busyPool = sql instanceof java.sql.SQLTransientConnectionException pool && pool.getSQLState() == null;
+			return !busyPool && isConnectionFailure(sql);
+		});
+	}
+
+	/**
+	 * Whether the failure or one of its causes is an I/O failure or a database error that passes the
+	 * test.
+	 */
+	private static boolean anyCause(@Nullable Throwable failure, Predicate<SQLException> test) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			boolean busyPool = cause instanceof java.sql.SQLTransientConnectionException pool && pool.getSQLState() == null;
-			if (cause instanceof SQLException sql && !busyPool && isConnectionFailure(sql)) {
+			if (cause instanceof SQLException sql && test.test(sql)) {
 				return true;
 			}
 			if (cause instanceof java.io.IOException) {

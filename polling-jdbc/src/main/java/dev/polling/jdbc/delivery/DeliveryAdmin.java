@@ -24,8 +24,9 @@ import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DeadRows;
-import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
+import dev.polling.jdbc.internal.Listing;
+import dev.polling.jdbc.internal.Listing.Page;
 import dev.polling.jdbc.internal.Sql;
 
 /**
@@ -58,12 +59,18 @@ public final class DeliveryAdmin {
 
 	private final DatabaseTime time;
 
+	private final Listing<DeliveryEntry> listing;
+
 	DeliveryAdmin(DataSource dataSource, Dialect dialect, String table, DatabaseTime time) {
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.table = table;
 		this.dead = new DeadRows(dataSource, table, "destination", "dead deliveries to");
 		this.time = time;
+		this.listing = new Listing<>(dataSource, dialect, table, COLUMNS, "deliveries",
+				(result) -> new DeliveryEntry(result.getLong(1), result.getString(2), result.getString(3),
+						DeliveryState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
+						time.read(result, 7), result.getString(8)));
 	}
 
 	/**
@@ -129,26 +136,8 @@ public final class DeliveryAdmin {
 	 */
 	public List<DeliveryEntry> entries(DeliveryQuery query) {
 		Objects.requireNonNull(query, "query must not be null: pass e.g. DeliveryQuery.of(DeliveryState.IN_DOUBT)");
-		return query(entriesSql(query), (statement) -> {
-			int index = 1;
-			statement.setString(index++, query.state().name());
-			if (query.destination() != null) {
-				statement.setString(index++, query.destination());
-			}
-			if (query.idempotencyKey() != null) {
-				statement.setString(index++, query.idempotencyKey());
-			}
-			statement.setLong(index++, query.afterId());
-			statement.setInt(index, query.limit());
-		});
-	}
-
-	/** The SQL of {@link #entries(DeliveryQuery)} for a query, for plan checks. */
-	String entriesSql(DeliveryQuery query) {
-		return "SELECT " + COLUMNS + " FROM " + this.table + " WHERE state = ?"
-				+ ((query.destination() != null) ? " AND destination = ?" : "")
-				+ ((query.idempotencyKey() != null) ? " AND idempotency_key = ?" : "") + " AND id > ? ORDER BY id"
-				+ DialectSql.limit(this.dialect, "?");
+		return this.listing.page(new Page(query.state().name(), "destination", query.destination(), "idempotency_key",
+				query.idempotencyKey(), query.afterId(), query.limit()));
 	}
 
 	/**
@@ -158,26 +147,7 @@ public final class DeliveryAdmin {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public Optional<DeliveryEntry> entry(long id) {
-		return query("SELECT " + COLUMNS + " FROM " + this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id))
-			.stream()
-			.findFirst();
-	}
-
-	private List<DeliveryEntry> query(String sql, Binder binder) {
-		return Sql.inTransaction(this.dataSource, "read deliveries of " + this.table, (connection) -> {
-			List<DeliveryEntry> entries = new ArrayList<>();
-			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				binder.bind(statement);
-				try (ResultSet result = statement.executeQuery()) {
-					while (result.next()) {
-						entries.add(new DeliveryEntry(result.getLong(1), result.getString(2), result.getString(3),
-								DeliveryState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
-								this.time.read(result, 7), result.getString(8)));
-					}
-				}
-			}
-			return entries;
-		});
+		return this.listing.entry(id);
 	}
 
 	/**
@@ -290,13 +260,6 @@ public final class DeliveryAdmin {
 	private static void checkDestination(String destination) {
 		Arguments.key("destination", destination, DeliveryGuard.MAX_DESTINATION_LENGTH,
 				"pass the name of the destination, at most " + DeliveryGuard.MAX_DESTINATION_LENGTH + " characters");
-	}
-
-	@FunctionalInterface
-	private interface Binder {
-
-		void bind(PreparedStatement statement) throws SQLException;
-
 	}
 
 }

@@ -1,13 +1,15 @@
 package dev.polling.jdbc.delivery;
 
 import dev.polling.jdbc.DatabaseStatus;
+import dev.polling.jdbc.builder.RuntimeBuilder;
+import dev.polling.jdbc.builder.RuntimeBuilder.Runtime;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.WorkerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -104,14 +106,17 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	}
 
 	private DeliveryDispatcher(Builder builder) {
+		this(builder, builder.settings());
+	}
+
+	private DeliveryDispatcher(Builder builder, Runtime runtime) {
 		this.guard = builder.guard;
 		this.threads = builder.threads;
-		this.batchSize = builder.batchSize;
+		this.batchSize = runtime.batchSize();
 		this.pollInterval = builder.pollInterval;
 		this.recoverInterval = builder.recoverInterval;
-		this.status = (builder.status != null) ? builder.status
-				: new DatabaseStatus("the delivery dispatcher of " + this.guard.owner());
-		this.threadSource = WorkerThreads.of(builder.threadFactory);
+		this.status = runtime.status();
+		this.threadSource = runtime.threads();
 	}
 
 	/**
@@ -244,25 +249,24 @@ public final class DeliveryDispatcher implements AutoCloseable {
 	}
 
 	/**
-	 * Builds a {@link DeliveryDispatcher}.
+	 * Builds a {@link DeliveryDispatcher}: how many messages each thread sends per destination and
+	 * round, each claimed right before its send ({@link #batchSize}: 1 to 1000, default 10), where the
+	 * dispatcher reports whether the database answers and where its threads come from
+	 * ({@code polling-delivery}, {@code polling-delivery-2}, {@code polling-delivery-recovery}), as
+	 * every runtime is built.
 	 */
-	public static final class Builder {
+	public static final class Builder extends RuntimeBuilder<Builder> {
 
 		private final DeliveryGuard guard;
 
 		private int threads = 1;
 
-		private int batchSize = 10;
-
 		private Duration pollInterval = Duration.ofSeconds(1);
 
 		private Duration recoverInterval = Duration.ofSeconds(30);
 
-		private @Nullable DatabaseStatus status;
-
-		private ThreadFactory threadFactory = WorkerThreads.platform();
-
 		private Builder(DeliveryGuard guard) {
+			super(10, 1000);
 			this.guard = guard;
 		}
 
@@ -272,24 +276,7 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder threads(int threads) {
-			if (threads < 1 || threads > MAX_THREADS) {
-				throw new IllegalArgumentException("threads must be between 1 and " + MAX_THREADS + " but was " + threads);
-			}
-			this.threads = threads;
-			return this;
-		}
-
-		/**
-		 * Sets how many messages each thread sends per destination and round, each claimed right
-		 * before its send (default 10).
-		 * @param batchSize 1 to 1000
-		 * @return this builder
-		 */
-		public Builder batchSize(int batchSize) {
-			if (batchSize < 1 || batchSize > 1000) {
-				throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize);
-			}
-			this.batchSize = batchSize;
+			this.threads = Arguments.between("threads", threads, 1, MAX_THREADS, "e.g. 1");
 			return this;
 		}
 
@@ -319,22 +306,9 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		 * @param status the status, or {@code null} for one of its own
 		 * @return this builder
 		 */
+		@Override
 		public Builder status(@Nullable DatabaseStatus status) {
-			this.status = status;
-			return this;
-		}
-
-		/**
-		 * Sets where the threads come from (default: daemon platform threads), e.g. a factory of
-		 * virtual threads on Java 21 or one that propagates a context into the sends. The dispatcher
-		 * names each thread after its part ({@code polling-delivery}, {@code polling-delivery-2},
-		 * {@code polling-delivery-recovery}) whatever the factory named it.
-		 * @param threadFactory the factory
-		 * @return this builder
-		 */
-		public Builder threadFactory(ThreadFactory threadFactory) {
-			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
-			return this;
+			return (status != null) ? super.status(status) : ownStatus();
 		}
 
 		/**
@@ -343,6 +317,10 @@ public final class DeliveryDispatcher implements AutoCloseable {
 		 */
 		public DeliveryDispatcher build() {
 			return new DeliveryDispatcher(this);
+		}
+
+		private Runtime settings() {
+			return runtime("the delivery dispatcher of " + this.guard.owner());
 		}
 
 	}

@@ -1,22 +1,22 @@
 package dev.polling.jdbc.delivery;
 
-import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.builder.ClaimBuilder;
+import dev.polling.jdbc.builder.ClaimBuilder.Claims;
+import dev.polling.jdbc.builder.StoreBuilder.Store;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.internal.UnansweredClaims;
-import dev.polling.core.PollingSettings;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -89,15 +89,15 @@ public final class DeliveryGuard {
 	/** The recovery of {@link #recoverExpired}. */
 	private final DeliveryRecovery recovery;
 
-	private DeliveryGuard(Builder builder, Dialect dialect) {
-		this.connections = (builder.connections != null) ? builder.connections
-				: ConnectionProvider.of(builder.dataSource);
+	private DeliveryGuard(Builder builder, Store store, Claims claims) {
+		this.connections = store.connections();
+		Dialect dialect = store.dialect();
 		this.dialect = dialect;
-		this.tables = builder.tables;
+		this.tables = store.tables();
 		DatabaseTime time = new DatabaseTime(dialect);
-		this.owner = Arguments.cut(builder.instanceId, 160) + "/" + UUID.randomUUID().toString().substring(0, 8);
-		this.leaseTime = builder.leaseTime;
-		this.maxAttempts = builder.maxAttempts;
+		this.owner = claims.owner();
+		this.leaseTime = claims.leaseTime();
+		this.maxAttempts = claims.maxAttempts();
 		this.destinations = Map.copyOf(builder.destinations);
 		this.table = this.tables.delivery();
 		LeasedRows rows = new LeasedRows(dialect, this.table, "destination", "PENDING", "FAILED", "SENDING", COLUMNS);
@@ -110,13 +110,14 @@ public final class DeliveryGuard {
 		UnansweredClaims unanswered = new UnansweredClaims(this.owner, "UPDATE " + this.table + " SET state = CASE WHEN attempts > 0 "
 				+ "THEN 'FAILED' ELSE 'PENDING' END, owner = NULL, lease_until = NULL, fence = fence + 1 "
 				+ "WHERE state = 'SENDING' AND owner = ?");
-		DeliveryOutcomes outcomes = new DeliveryOutcomes(builder.dataSource, dialect, this.table, time, this.leaseTime,
+		DataSource dataSource = store.dataSource();
+		DeliveryOutcomes outcomes = new DeliveryOutcomes(dataSource, dialect, this.table, time, this.leaseTime,
 				builder.listener, rows, unanswered);
-		this.admin = new DeliveryAdmin(builder.dataSource, dialect, this.table, time);
+		this.admin = new DeliveryAdmin(dataSource, dialect, this.table, time);
 		this.store = new DeliveryStore(dialect, this.table, time);
-		this.rounds = new DeliveryRounds(builder.dataSource, dialect, this.table, this.leaseTime, builder.backoff, rows,
+		this.rounds = new DeliveryRounds(dataSource, dialect, this.table, this.leaseTime, store.backoff(), rows,
 				unanswered, outcomes);
-		this.recovery = new DeliveryRecovery(builder.dataSource, this.table, time, builder.listener);
+		this.recovery = new DeliveryRecovery(dataSource, this.table, time, builder.listener);
 	}
 
 	/**
@@ -127,7 +128,7 @@ public final class DeliveryGuard {
 	 * @return the builder
 	 */
 	public static Builder builder(DataSource dataSource) {
-		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+		return new Builder(dataSource);
 	}
 
 	// ---- store
@@ -314,112 +315,19 @@ public final class DeliveryGuard {
 	}
 
 	/**
-	 * Builds a {@link DeliveryGuard}.
+	 * Builds a {@link DeliveryGuard}: where stores get their connection ({@link #connections}), the
+	 * lease of a claim (default 2 min: longer than the slowest send, since a send that outlives it
+	 * ends IN_DOUBT), the attempts for definite failures (default {@value #DEFAULT_MAX_ATTEMPTS}) and
+	 * the backoff after them, as every claiming part is built.
 	 */
-	public static final class Builder {
-
-		private final DataSource dataSource;
-
-		private @Nullable ConnectionProvider connections;
-
-		private @Nullable Dialect dialect;
-
-		private TableNames tables = TableNames.defaults();
-
-		private String instanceId = PollingSettings.defaultInstanceId();
-
-		private Duration leaseTime = DEFAULT_LEASE_TIME;
-
-		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-
-		private Backoff backoff = Backoff.defaults();
+	public static final class Builder extends ClaimBuilder<Builder> {
 
 		private DeliveryListener listener = DeliveryListener.NONE;
 
 		private final Map<String, DeliveryDestination> destinations = new LinkedHashMap<>();
 
 		private Builder(DataSource dataSource) {
-			this.dataSource = dataSource;
-		}
-
-		/**
-		 * Sets where stores get their connection, e.g. one bound to the current transaction.
-		 * @param connections the provider
-		 * @return this builder
-		 */
-		public Builder connections(ConnectionProvider connections) {
-			this.connections = Objects.requireNonNull(connections, "connections must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the dialect instead of detecting it.
-		 * @param dialect the dialect
-		 * @return this builder
-		 */
-		public Builder dialect(Dialect dialect) {
-			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the table names.
-		 * @param tables the table names
-		 * @return this builder
-		 */
-		public Builder tables(TableNames tables) {
-			this.tables = Objects.requireNonNull(tables, "tables must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the instance id written (with a random suffix) as owner of claimed rows.
-		 * @param instanceId the instance id
-		 * @return this builder
-		 */
-		public Builder instanceId(String instanceId) {
-			this.instanceId = Arguments.key("instanceId", instanceId, 160, "e.g. the host name and pid");
-			return this;
-		}
-
-		/**
-		 * Sets the lease of a claim (default 2 min): longer than the slowest send, since a send that
-		 * outlives it ends IN_DOUBT.
-		 * @param leaseTime between 1 s and 1 day
-		 * @return this builder
-		 */
-		public Builder leaseTime(Duration leaseTime) {
-			Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-			if (leaseTime.compareTo(Duration.ofSeconds(1)) < 0 || leaseTime.compareTo(Duration.ofDays(1)) > 0) {
-				throw new IllegalArgumentException("leaseTime must be between 1s and 1d but was " + leaseTime
-						+ ": longer than the slowest send, e.g. 2m");
-			}
-			this.leaseTime = leaseTime;
-			return this;
-		}
-
-		/**
-		 * Sets the attempts for definite failures (default {@value #DEFAULT_MAX_ATTEMPTS}).
-		 * @param maxAttempts between 1 and 100
-		 * @return this builder
-		 */
-		public Builder maxAttempts(int maxAttempts) {
-			if (maxAttempts < 1 || maxAttempts > 100) {
-				throw new IllegalArgumentException("maxAttempts must be between 1 and 100 but was " + maxAttempts
-						+ ": e.g. 3");
-			}
-			this.maxAttempts = maxAttempts;
-			return this;
-		}
-
-		/**
-		 * Sets the backoff after definite failures.
-		 * @param backoff the backoff
-		 * @return this builder
-		 */
-		public Builder backoff(Backoff backoff) {
-			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
-			return this;
+			super(dataSource, DEFAULT_LEASE_TIME, DEFAULT_MAX_ATTEMPTS, "longer than the slowest send, e.g. 2m");
 		}
 
 		/**
@@ -452,8 +360,7 @@ public final class DeliveryGuard {
 		 * @return the guard
 		 */
 		public DeliveryGuard build() {
-			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
-			return new DeliveryGuard(this, resolved);
+			return new DeliveryGuard(this, store(), claims());
 		}
 
 	}

@@ -7,6 +7,7 @@ import dev.polling.jdbc.Failures;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.LeasedRows;
+import dev.polling.jdbc.internal.Listeners;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.internal.UnansweredClaims;
 import java.sql.Connection;
@@ -418,12 +419,7 @@ final class DeliveryOutcomes {
 	}
 
 	static void notify(DeliveryListener listener, Runnable callback) {
-		try {
-			callback.run();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Delivery listener {} failed", listener, ex);
-		}
+		Listeners.notify(logger, "Delivery listener", listener, callback);
 	}
 
 }

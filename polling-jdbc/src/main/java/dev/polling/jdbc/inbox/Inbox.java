@@ -7,6 +7,7 @@ import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.builder.PartBuilder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -76,10 +77,10 @@ public final class Inbox {
 
 	private final String purgeSql;
 
-	private Inbox(Builder builder, Dialect dialect) {
+	private Inbox(Builder builder, Dialect dialect, TableNames tables) {
 		this.connections = builder.connections;
 		this.dialect = dialect;
-		this.tables = builder.tables;
+		this.tables = tables;
 		this.listener = builder.listener;
 		this.purgeBatchSize = builder.purgeBatchSize;
 		String table = this.tables.inbox();
@@ -337,13 +338,9 @@ public final class Inbox {
 	/**
 	 * Builds an {@link Inbox}.
 	 */
-	public static final class Builder {
+	public static final class Builder extends PartBuilder<Builder> {
 
 		private final ConnectionProvider connections;
-
-		private @Nullable Dialect dialect;
-
-		private TableNames tables = TableNames.defaults();
 
 		private InboxListener listener = InboxListener.NONE;
 
@@ -351,26 +348,6 @@ public final class Inbox {
 
 		private Builder(ConnectionProvider connections) {
 			this.connections = connections;
-		}
-
-		/**
-		 * Sets the dialect instead of detecting it from a connection at {@link #build()}.
-		 * @param dialect the dialect
-		 * @return this builder
-		 */
-		public Builder dialect(Dialect dialect) {
-			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the table names (default prefix {@value TableNames#DEFAULT_PREFIX}).
-		 * @param tables the table names
-		 * @return this builder
-		 */
-		public Builder tables(TableNames tables) {
-			this.tables = Objects.requireNonNull(tables, "tables must not be null");
-			return this;
 		}
 
 		/**
@@ -403,11 +380,7 @@ public final class Inbox {
 		 * @throws DataAccessFailure if the dialect must be detected and no connection can be obtained
 		 */
 		public Inbox build() {
-			Dialect resolved = this.dialect;
-			if (resolved == null) {
-				resolved = detect();
-			}
-			return new Inbox(this, resolved);
+			return new Inbox(this, dialectOr(this::detect), tableNames());
 		}
 
 		private Dialect detect() {

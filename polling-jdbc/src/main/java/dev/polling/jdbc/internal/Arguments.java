@@ -1,5 +1,8 @@
 package dev.polling.jdbc.internal;
 
+import java.time.Duration;
+import java.util.Objects;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,6 +70,38 @@ public final class Arguments {
 			throw new IllegalArgumentException(name + " (length " + value.length() + ") contains the character U+0000 "
 					+ "(NUL) at index " + nul + ", which text columns cannot store: remove it, or encode binary "
 					+ "content as text (e.g. Base64) before passing it");
+		}
+		return value;
+	}
+
+	/**
+	 * Checks a number against its range.
+	 * @param name the argument's name
+	 * @param value the value
+	 * @param min the smallest accepted value
+	 * @param max the largest accepted value
+	 * @param fix what to pass instead, e.g. {@code "e.g. 10"}
+	 * @return the value
+	 */
+	public static int between(String name, int value, int min, int max, String fix) {
+		if (value < min || value > max) {
+			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + " but was " + value
+					+ ": " + fix);
+		}
+		return value;
+	}
+
+	/**
+	 * Checks that a duration is given and positive.
+	 * @param name the argument's name
+	 * @param value the value
+	 * @param fix what to pass instead, e.g. {@code "e.g. 1s"}
+	 * @return the value
+	 */
+	public static Duration positive(String name, @Nullable Duration value, String fix) {
+		Objects.requireNonNull(value, name + " must not be null");
+		if (value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(name + " must be positive but was " + value + ": " + fix);
 		}
 		return value;
 	}

@@ -107,16 +107,7 @@ public final class Sql {
 					connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
 				}
 				try {
-					T result;
-					try (Planning planning = planEachStatement ? planForActualParameters(connection) : Planning.NONE) {
-						result = work.run(connection);
-					}
-					connection.commit();
-					return result;
-				}
-				catch (SQLException | RuntimeException ex) {
-					rollback(connection, ex);
-					throw ex;
+					return commitOrRollBack(connection, planEachStatement, work);
 				}
 				finally {
 					restore(connection, isolation, autoCommit);
@@ -193,8 +184,22 @@ public final class Sql {
 		}
 		connection.setAutoCommit(false);
 		try {
+			return commitOrRollBack(connection, true, work);
+		}
+		finally {
+			connection.setAutoCommit(true);
+		}
+	}
+
+	/**
+	 * Runs work on a connection whose auto-commit is off and commits it, or rolls it back if it
+	 * fails.
+	 */
+	private static <T> T commitOrRollBack(Connection connection, boolean planEachStatement, Work<T> work)
+			throws SQLException {
+		try {
 			T result;
-			try (Planning planning = planForActualParameters(connection)) {
+			try (Planning planning = planEachStatement ? planForActualParameters(connection) : Planning.NONE) {
 				result = work.run(connection);
 			}
 			connection.commit();
@@ -203,9 +208,6 @@ public final class Sql {
 		catch (SQLException | RuntimeException ex) {
 			rollback(connection, ex);
 			throw ex;
-		}
-		finally {
-			connection.setAutoCommit(true);
 		}
 	}
 

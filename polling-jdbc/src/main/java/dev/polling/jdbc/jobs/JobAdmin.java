@@ -5,7 +5,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,7 +18,8 @@ import org.slf4j.LoggerFactory;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
-import dev.polling.jdbc.internal.DialectSql;
+import dev.polling.jdbc.internal.Listing;
+import dev.polling.jdbc.internal.Listing.Page;
 import dev.polling.jdbc.internal.Sql;
 import dev.polling.jdbc.queue.WorkQueue;
 
@@ -45,12 +45,21 @@ public final class JobAdmin {
 
 	private final String table;
 
+	private final Listing<JobEntry> listing;
+
 	JobAdmin(JobScheduler scheduler, DataSource dataSource, Dialect dialect, DatabaseTime time, String table) {
 		this.scheduler = scheduler;
 		this.dataSource = dataSource;
 		this.dialect = dialect;
 		this.time = time;
 		this.table = table;
+		this.listing = new Listing<>(dataSource, dialect, table, COLUMNS, "jobs", (rows) -> {
+			long messageId = rows.getLong(10);
+			Long message = rows.wasNull() ? null : messageId;
+			return new JobEntry(rows.getLong(1), rows.getString(2), rows.getString(3),
+					JobState.valueOf(rows.getString(4)), time.read(rows, 5), time.read(rows, 6), rows.getInt(7),
+					instant(rows, 8), instant(rows, 9), message, rows.getString(11));
+		});
 	}
 
 	/**
@@ -120,26 +129,8 @@ public final class JobAdmin {
 	 */
 	public List<JobEntry> entries(JobQuery query) {
 		Objects.requireNonNull(query, "query must not be null: pass e.g. JobQuery.of(JobState.FAILED)");
-		return query(entriesSql(query), (statement) -> {
-			int index = 1;
-			statement.setString(index++, query.state().name());
-			if (query.queue() != null) {
-				statement.setString(index++, query.queue());
-			}
-			if (query.businessId() != null) {
-				statement.setString(index++, query.businessId());
-			}
-			statement.setLong(index++, query.afterId());
-			statement.setInt(index, query.limit());
-		});
-	}
-
-	/** The SQL of {@link #entries(JobQuery)} for a query, for plan checks. */
-	String entriesSql(JobQuery query) {
-		return "SELECT " + COLUMNS + " FROM " + this.table + " WHERE state = ?"
-				+ ((query.queue() != null) ? " AND queue = ?" : "")
-				+ ((query.businessId() != null) ? " AND business_id = ?" : "") + " AND id > ? ORDER BY id"
-				+ DialectSql.limit(this.dialect, "?");
+		return this.listing.page(new Page(query.state().name(), "queue", query.queue(), "business_id", query.businessId(),
+				query.afterId(), query.limit()));
 	}
 
 	/**
@@ -149,9 +140,7 @@ public final class JobAdmin {
 	 * @throws DataAccessFailure if the database fails
 	 */
 	public Optional<JobEntry> entry(long id) {
-		return query("SELECT " + COLUMNS + " FROM " + this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id))
-			.stream()
-			.findFirst();
+		return this.listing.entry(id);
 	}
 
 	/**
@@ -195,34 +184,8 @@ public final class JobAdmin {
 		return requeued;
 	}
 
-	private List<JobEntry> query(String sql, Binder binder) {
-		return Sql.inTransaction(this.dataSource, "read jobs of " + this.table, (connection) -> {
-			List<JobEntry> entries = new ArrayList<>();
-			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				binder.bind(statement);
-				try (ResultSet rows = statement.executeQuery()) {
-					while (rows.next()) {
-						long messageId = rows.getLong(10);
-						Long message = rows.wasNull() ? null : messageId;
-						entries.add(new JobEntry(rows.getLong(1), rows.getString(2), rows.getString(3),
-								JobState.valueOf(rows.getString(4)), this.time.read(rows, 5), this.time.read(rows, 6),
-								rows.getInt(7), instant(rows, 8), instant(rows, 9), message, rows.getString(11)));
-					}
-				}
-			}
-			return entries;
-		});
-	}
-
 	private @Nullable Instant instant(ResultSet rows, int column) throws SQLException {
 		return (rows.getObject(column) != null) ? this.time.read(rows, column) : null;
-	}
-
-	@FunctionalInterface
-	private interface Binder {
-
-		void bind(PreparedStatement statement) throws SQLException;
-
 	}
 
 }

@@ -4,13 +4,15 @@ import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.JdbcCoordinator;
 import dev.polling.jdbc.coordination.LostHoldException;
+import dev.polling.jdbc.builder.RuntimeBuilder;
+import dev.polling.jdbc.builder.RuntimeBuilder.Runtime;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.WorkerThreads;
 import dev.polling.jdbc.jobs.JobScheduler.DispatchResult;
 import dev.polling.jdbc.queue.WorkQueue;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
@@ -61,16 +63,15 @@ public final class JobDispatcher implements AutoCloseable {
 
 	private volatile boolean failureLogged;
 
-	private JobDispatcher(Builder builder) {
+	private JobDispatcher(Builder builder, Runtime runtime) {
 		this.scheduler = builder.scheduler;
 		this.queue = builder.queue;
 		this.interval = builder.interval;
-		this.batchSize = builder.batchSize;
+		this.batchSize = runtime.batchSize();
 		this.observer = builder.observer;
-		this.status = (builder.status != null) ? builder.status
-				: new DatabaseStatus("the job dispatcher of " + this.queue.owner());
+		this.status = runtime.status();
 		this.shutdownWait = builder.shutdownWait;
-		this.threadSource = WorkerThreads.of(builder.threadFactory);
+		this.threadSource = runtime.threads();
 		this.hold = (builder.hold != null) ? builder.hold
 				: DispatchHold.database(new JdbcCoordinator(this.scheduler.dataSource(), this.scheduler.dialect(),
 						this.scheduler.tables(), builder.failoverPeriod, JdbcCoordinator.DEFAULT_LOCK_TIMEOUT, this.status),
@@ -169,9 +170,11 @@ public final class JobDispatcher implements AutoCloseable {
 	}
 
 	/**
-	 * Builds a {@link JobDispatcher}.
+	 * Builds a {@link JobDispatcher}: how many jobs one transaction moves ({@link #batchSize}: 1 to
+	 * 10,000, default 1000), where the dispatcher reports whether the database answers and where its
+	 * timer's thread comes from (named {@code polling-job-dispatcher}), as every runtime is built.
 	 */
-	public static final class Builder {
+	public static final class Builder extends RuntimeBuilder<Builder> {
 
 		private final JobScheduler scheduler;
 
@@ -179,22 +182,17 @@ public final class JobDispatcher implements AutoCloseable {
 
 		private Duration interval = Duration.ofSeconds(1);
 
-		private int batchSize = 1000;
-
 		private Duration failoverPeriod = DEFAULT_FAILOVER_PERIOD;
 
 		private Duration shutdownWait = Duration.ofSeconds(10);
 
 		private @Nullable DispatchHold hold;
 
-		private @Nullable DatabaseStatus status;
-
-		private ThreadFactory threadFactory = WorkerThreads.platform();
-
 		private Consumer<DispatchResult> observer = (result) -> {
 		};
 
 		private Builder(JobScheduler scheduler, WorkQueue queue) {
+			super(1000, 10_000);
 			this.scheduler = scheduler;
 			this.queue = queue;
 		}
@@ -205,25 +203,7 @@ public final class JobDispatcher implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder interval(Duration interval) {
-			Objects.requireNonNull(interval, "interval must not be null");
-			if (interval.isNegative() || interval.isZero()) {
-				throw new IllegalArgumentException("interval must be positive but was " + interval + ": e.g. 1s");
-			}
-			this.interval = interval;
-			return this;
-		}
-
-		/**
-		 * Sets how many jobs one transaction moves (default 1000).
-		 * @param batchSize 1 to 10,000
-		 * @return this builder
-		 */
-		public Builder batchSize(int batchSize) {
-			if (batchSize < 1 || batchSize > 10_000) {
-				throw new IllegalArgumentException("batchSize must be between 1 and 10000 but was " + batchSize
-						+ ": e.g. 1000");
-			}
-			this.batchSize = batchSize;
+			this.interval = Arguments.positive("interval", interval, "e.g. 1s");
 			return this;
 		}
 
@@ -279,34 +259,11 @@ public final class JobDispatcher implements AutoCloseable {
 		}
 
 		/**
-		 * Sets where the dispatcher reports whether the database answers (default: a status of its
-		 * own); share one among the parts of an instance so that an outage is logged once.
-		 * @param status the status
-		 * @return this builder
-		 */
-		public Builder status(DatabaseStatus status) {
-			this.status = Objects.requireNonNull(status, "status must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets where the timer's thread comes from (default: a daemon platform thread), e.g. a factory
-		 * of virtual threads on Java 21 or one that propagates a context. The thread is named
-		 * {@code polling-job-dispatcher} whatever the factory named it.
-		 * @param threadFactory the factory
-		 * @return this builder
-		 */
-		public Builder threadFactory(ThreadFactory threadFactory) {
-			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
-			return this;
-		}
-
-		/**
 		 * Builds the dispatcher (not started).
 		 * @return the dispatcher
 		 */
 		public JobDispatcher build() {
-			return new JobDispatcher(this);
+			return new JobDispatcher(this, runtime("the job dispatcher of " + this.queue.owner()));
 		}
 
 	}

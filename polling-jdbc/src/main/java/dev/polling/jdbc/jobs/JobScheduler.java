@@ -15,11 +15,9 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.polling.jdbc.Backoff;
 import dev.polling.jdbc.ConnectionProvider;
 import dev.polling.jdbc.DataAccessFailure;
 import dev.polling.jdbc.DatabaseTime;
@@ -27,6 +25,8 @@ import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.HoldCheck;
 import dev.polling.jdbc.coordination.LostHoldException;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.builder.StoreBuilder;
+import dev.polling.jdbc.builder.StoreBuilder.Store;
 import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
@@ -87,15 +87,16 @@ public final class JobScheduler {
 
 	private final JobAdmin admin;
 
-	private JobScheduler(Builder builder, Dialect dialect) {
-		this.dataSource = builder.dataSource;
-		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
+	private JobScheduler(Store store) {
+		Dialect dialect = store.dialect();
+		this.dataSource = store.dataSource();
+		this.connections = store.connections();
 		this.dialect = dialect;
-		this.tables = builder.tables;
+		this.tables = store.tables();
 		this.time = new DatabaseTime(dialect);
 		this.table = this.tables.job();
 		this.writes = new JobWrites(this.connections, dialect, this.time, this.table);
-		this.dueJobs = new DueJobs(this.dataSource, dialect, this.tables, this.time, builder.backoff);
+		this.dueJobs = new DueJobs(this.dataSource, dialect, this.tables, this.time, store.backoff());
 		this.admin = new JobAdmin(this, this.dataSource, dialect, this.time, this.table);
 	}
 
@@ -105,7 +106,7 @@ public final class JobScheduler {
 	 * @return the builder
 	 */
 	public static Builder builder(DataSource dataSource) {
-		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+		return new Builder(dataSource);
 	}
 
 	/**
@@ -373,65 +374,14 @@ public final class JobScheduler {
 	}
 
 	/**
-	 * Builds a {@link JobScheduler}.
+	 * Builds a {@link JobScheduler}: where {@code schedule}, {@code cancel} and {@code reschedule}
+	 * get their connection ({@link #connections}), and the wait before a job whose dispatch failed is
+	 * tried again ({@link #backoff}; default: 1 s, doubling, at most 5 min), as every store is built.
 	 */
-	public static final class Builder {
-
-		private final DataSource dataSource;
-
-		private @Nullable ConnectionProvider connections;
-
-		private @Nullable Dialect dialect;
-
-		private TableNames tables = TableNames.defaults();
-
-		private Backoff backoff = Backoff.defaults();
+	public static final class Builder extends StoreBuilder<Builder> {
 
 		private Builder(DataSource dataSource) {
-			this.dataSource = dataSource;
-		}
-
-		/**
-		 * Sets where {@code schedule}, {@code cancel} and {@code reschedule} get their connection, e.g.
-		 * one bound to the current transaction (default: a connection borrowed from the data source per
-		 * call).
-		 * @param connections the provider
-		 * @return this builder
-		 */
-		public Builder connections(ConnectionProvider connections) {
-			this.connections = Objects.requireNonNull(connections, "connections must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the dialect instead of detecting it at {@link #build()}.
-		 * @param dialect the dialect
-		 * @return this builder
-		 */
-		public Builder dialect(Dialect dialect) {
-			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the table names.
-		 * @param tables the table names
-		 * @return this builder
-		 */
-		public Builder tables(TableNames tables) {
-			this.tables = Objects.requireNonNull(tables, "tables must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the wait before a job whose dispatch failed is tried again (default: 1 s, doubling, at
-		 * most 5 min).
-		 * @param backoff the backoff
-		 * @return this builder
-		 */
-		public Builder backoff(Backoff backoff) {
-			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
-			return this;
+			super(dataSource);
 		}
 
 		/**
@@ -439,8 +389,7 @@ public final class JobScheduler {
 		 * @return the scheduler
 		 */
 		public JobScheduler build() {
-			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
-			return new JobScheduler(this, resolved);
+			return new JobScheduler(store());
 		}
 
 	}

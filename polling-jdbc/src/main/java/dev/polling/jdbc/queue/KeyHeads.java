@@ -45,12 +45,10 @@ final class KeyHeads {
 	long join(Connection connection, String queue, String key, int count) throws SQLException {
 		switch (this.dialect) {
 			case POSTGRESQL -> {
-				try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.keyTable
+				try (PreparedStatement statement = keyRow(connection, "INSERT INTO " + this.keyTable
 						+ " AS k (queue, business_key, open_count) VALUES (?, ?, ?) ON CONFLICT (queue, business_key) "
-						+ "DO UPDATE SET open_count = k.open_count + EXCLUDED.open_count RETURNING open_count")) {
-					statement.setString(1, queue);
-					statement.setString(2, key);
-					statement.setInt(3, count);
+						+ "DO UPDATE SET open_count = k.open_count + EXCLUDED.open_count RETURNING open_count", queue, key,
+						count)) {
 					try (ResultSet result = statement.executeQuery()) {
 						result.next();
 						return result.getLong(1) - count;
@@ -58,12 +56,9 @@ final class KeyHeads {
 				}
 			}
 			case MARIADB -> {
-				try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.keyTable
+				try (PreparedStatement statement = keyRow(connection, "INSERT INTO " + this.keyTable
 						+ " (queue, business_key, open_count) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE open_count = "
-						+ "open_count + VALUES(open_count)")) {
-					statement.setString(1, queue);
-					statement.setString(2, key);
-					statement.setInt(3, count);
+						+ "open_count + VALUES(open_count)", queue, key, count)) {
 					statement.executeUpdate();
 				}
 				return count(connection, queue, key) - count;
@@ -74,11 +69,8 @@ final class KeyHeads {
 					if (add(connection, queue, key, count) == 1) {
 						return count(connection, queue, key) - count;
 					}
-					try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.keyTable
-							+ " (queue, business_key, open_count) VALUES (?, ?, ?)")) {
-						statement.setString(1, queue);
-						statement.setString(2, key);
-						statement.setInt(3, count);
+					try (PreparedStatement statement = keyRow(connection, "INSERT INTO " + this.keyTable
+							+ " (queue, business_key, open_count) VALUES (?, ?, ?)", queue, key, count)) {
 						statement.executeUpdate();
 						return 0;
 					}
@@ -91,6 +83,24 @@ final class KeyHeads {
 				throw new SQLException("Could not count a message of key '" + key + "' in " + this.keyTable
 						+ " (competing inserts)", "40001");
 			}
+		}
+	}
+
+	/**
+	 * Prepares an insert (or upsert) of a key's row, its parameters (queue, business key, count) set.
+	 */
+	private static PreparedStatement keyRow(Connection connection, String sql, String queue, String key, int count)
+			throws SQLException {
+		PreparedStatement statement = connection.prepareStatement(sql);
+		try {
+			statement.setString(1, queue);
+			statement.setString(2, key);
+			statement.setInt(3, count);
+			return statement;
+		}
+		catch (SQLException ex) {
+			statement.close();
+			throw ex;
 		}
 	}
 

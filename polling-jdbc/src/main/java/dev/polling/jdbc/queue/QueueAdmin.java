@@ -28,8 +28,9 @@ import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.DeadRows;
 import dev.polling.jdbc.internal.DialectSql;
 import dev.polling.jdbc.internal.Purge;
+import dev.polling.jdbc.internal.Listing;
+import dev.polling.jdbc.internal.Listing.Page;
 import dev.polling.jdbc.internal.Sql;
-import dev.polling.jdbc.queue.QueueOutcomes.Binder;
 
 /**
  * The operator's side of a {@link WorkQueue} ({@link WorkQueue#admin()}): what is queued (pages of
@@ -64,6 +65,8 @@ public final class QueueAdmin {
 
 	private final DeadRows dead;
 
+	private final Listing<QueueEntry> listing;
+
 	QueueAdmin(QueueOutcomes outcomes, DataSource dataSource, Dialect dialect, TableNames tables, DatabaseTime time, KeyHeads heads) {
 		this.outcomes = outcomes;
 		this.dataSource = dataSource;
@@ -73,6 +76,11 @@ public final class QueueAdmin {
 		this.heads = heads;
 		this.table = tables.queue();
 		this.dead = new DeadRows(dataSource, this.table, "queue", "dead messages of queue");
+		this.listing = new Listing<>(dataSource, dialect, this.table,
+				"id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error", "messages",
+				(result) -> new QueueEntry(result.getLong(1), result.getString(2), result.getString(3),
+						MessageState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
+						result.getString(7), time.read(result, 8), result.getString(9)));
 	}
 
 	/**
@@ -140,28 +148,19 @@ public final class QueueAdmin {
 	 */
 	public List<QueueEntry> entries(QueueQuery query) {
 		Objects.requireNonNull(query, "query must not be null: pass e.g. QueueQuery.of(MessageState.DEAD)");
-		String sql = entriesSql(query);
-		return query(sql, (statement) -> {
-			int index = 1;
-			statement.setString(index++, query.state().name());
-			if (query.queue() != null) {
-				statement.setString(index++, query.queue());
-			}
-			if (query.businessKey() != null) {
-				statement.setString(index++, query.businessKey());
-			}
-			statement.setLong(index++, query.afterId());
-			statement.setInt(index, query.limit());
-		});
+		return this.listing.page(page(query));
 	}
 
 	/**
 	 * The SQL of {@link #entries(QueueQuery)} for a query, for plan checks.
 	 */
 	String entriesSql(QueueQuery query) {
-		return "SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
-				+ this.table + " WHERE state = ?" + ((query.queue() != null) ? " AND queue = ?" : "")
-				+ ((query.businessKey() != null) ? " AND business_key = ?" : "") + " AND id > ? ORDER BY id" + limit();
+		return this.listing.sql(page(query));
+	}
+
+	private static Page page(QueueQuery query) {
+		return new Page(query.state().name(), "queue", query.queue(), "business_key", query.businessKey(),
+				query.afterId(), query.limit());
 	}
 
 	/**
@@ -170,25 +169,7 @@ public final class QueueAdmin {
 	 * @return the message, if it exists
 	 */
 	public Optional<QueueEntry> entry(long id) {
-		return query("SELECT id, queue, business_key, state, attempts, max_attempts, owner, enqueued_at, last_error FROM "
-				+ this.table + " WHERE id = ?", (statement) -> statement.setLong(1, id)).stream().findFirst();
-	}
-
-	private List<QueueEntry> query(String sql, Binder binder) {
-		return Sql.inTransaction(this.dataSource, "read messages of " + this.table, (connection) -> {
-			List<QueueEntry> entries = new ArrayList<>();
-			try (PreparedStatement statement = connection.prepareStatement(sql)) {
-				binder.bind(statement);
-				try (ResultSet result = statement.executeQuery()) {
-					while (result.next()) {
-						entries.add(new QueueEntry(result.getLong(1), result.getString(2), result.getString(3),
-								MessageState.valueOf(result.getString(4)), result.getInt(5), result.getInt(6),
-								result.getString(7), this.time.read(result, 8), result.getString(9)));
-					}
-				}
-			}
-			return entries;
-		});
+		return this.listing.entry(id);
 	}
 
 	/**

@@ -7,6 +7,7 @@ import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.internal.Listeners;
 import dev.polling.jdbc.internal.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -304,12 +305,7 @@ final class QueueOutcomes {
 
 	/** Tells the listener of something, logging (not throwing) what the listener throws. */
 	static void notify(QueueListener listener, Runnable callback) {
-		try {
-			callback.run();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Queue listener {} failed", listener, ex);
-		}
+		Listeners.notify(logger, "Queue listener", listener, callback);
 	}
 
 	@FunctionalInterface

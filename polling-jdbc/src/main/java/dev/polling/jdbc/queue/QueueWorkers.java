@@ -2,6 +2,9 @@ package dev.polling.jdbc.queue;
 
 import dev.polling.jdbc.DatabaseStatus;
 import dev.polling.jdbc.TransactionRunner;
+import dev.polling.jdbc.builder.RuntimeBuilder;
+import dev.polling.jdbc.builder.RuntimeBuilder.Runtime;
+import dev.polling.jdbc.internal.Arguments;
 import dev.polling.jdbc.internal.WorkerThreads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -90,20 +92,19 @@ public final class QueueWorkers implements AutoCloseable {
 
 	private @Nullable ScheduledExecutorService maintenance;
 
-	private QueueWorkers(Builder builder) {
+	private QueueWorkers(Builder builder, Runtime runtime) {
 		this.queue = builder.queue;
 		this.handlers = new LinkedHashMap<>(builder.handlers);
 		this.withoutTransaction = Set.copyOf(builder.withoutTransaction);
 		this.threads = builder.threads;
-		this.batchSize = builder.batchSize;
+		this.batchSize = runtime.batchSize();
 		this.pollInterval = builder.pollInterval;
 		this.renewInterval = (builder.renewInterval != null) ? builder.renewInterval
 				: this.queue.leaseTime().dividedBy(3);
 		this.transactions = builder.transactions;
 		this.batchCompletions = builder.batchCompletions;
-		this.status = (builder.status != null) ? builder.status
-				: new DatabaseStatus("the queue workers of " + this.queue.owner());
-		this.threadSource = WorkerThreads.of(builder.threadFactory);
+		this.status = runtime.status();
+		this.threadSource = runtime.threads();
 		Map<Long, QueueMessage> held = new ConcurrentHashMap<>();
 		this.handling = new QueueHandling(this.queue, this.handlers, this.withoutTransaction, this.transactions,
 				this.batchCompletions, this.status, held, this.completions);
@@ -286,9 +287,12 @@ public final class QueueWorkers implements AutoCloseable {
 	}
 
 	/**
-	 * Builds {@link QueueWorkers}.
+	 * Builds {@link QueueWorkers}: how many messages one claim takes ({@link #batchSize}: 1 to 1000,
+	 * default 10; 1 claims single rows), where the workers report whether the database answers and
+	 * where their threads come from ({@code polling-queue-worker-1}, {@code polling-queue-fetcher},
+	 * {@code polling-queue-completer}, {@code polling-queue-leases}), as every runtime is built.
 	 */
-	public static final class Builder {
+	public static final class Builder extends RuntimeBuilder<Builder> {
 
 		private final WorkQueue queue;
 
@@ -298,8 +302,6 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private int threads = 4;
 
-		private int batchSize = 10;
-
 		private Duration pollInterval = Duration.ofMillis(500);
 
 		private @Nullable Duration renewInterval;
@@ -308,11 +310,8 @@ public final class QueueWorkers implements AutoCloseable {
 
 		private boolean batchCompletions;
 
-		private @Nullable DatabaseStatus status;
-
-		private ThreadFactory threadFactory = WorkerThreads.platform();
-
 		private Builder(WorkQueue queue) {
+			super(10, 1000);
 			this.queue = queue;
 		}
 
@@ -355,24 +354,7 @@ public final class QueueWorkers implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder threads(int threads) {
-			if (threads < 1 || threads > 256) {
-				throw new IllegalArgumentException("threads must be between 1 and 256 but was " + threads + ": e.g. 4");
-			}
-			this.threads = threads;
-			return this;
-		}
-
-		/**
-		 * Sets how many messages one claim takes (default 10; 1 claims single rows).
-		 * @param batchSize between 1 and 1000
-		 * @return this builder
-		 */
-		public Builder batchSize(int batchSize) {
-			if (batchSize < 1 || batchSize > 1000) {
-				throw new IllegalArgumentException("batchSize must be between 1 and 1000 but was " + batchSize
-						+ ": e.g. 10");
-			}
-			this.batchSize = batchSize;
+			this.threads = Arguments.between("threads", threads, 1, 256, "e.g. 4");
 			return this;
 		}
 
@@ -383,12 +365,7 @@ public final class QueueWorkers implements AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder pollInterval(Duration pollInterval) {
-			Objects.requireNonNull(pollInterval, "pollInterval must not be null");
-			if (pollInterval.isNegative() || pollInterval.isZero()) {
-				throw new IllegalArgumentException("pollInterval must be positive but was " + pollInterval
-						+ ": e.g. 500ms");
-			}
-			this.pollInterval = pollInterval;
+			this.pollInterval = Arguments.positive("pollInterval", pollInterval, "e.g. 500ms");
 			return this;
 		}
 
@@ -437,30 +414,6 @@ public final class QueueWorkers implements AutoCloseable {
 		}
 
 		/**
-		 * Sets where the workers report whether the database answers (default: a status of their
-		 * own); share one among the parts of an instance so that an outage is logged once.
-		 * @param status the status
-		 * @return this builder
-		 */
-		public Builder status(DatabaseStatus status) {
-			this.status = Objects.requireNonNull(status, "status must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets where the threads come from (default: daemon platform threads), e.g. a factory of
-		 * virtual threads on Java 21 or one that propagates a context into the handlers. The workers
-		 * name each thread after its part ({@code polling-queue-worker-1}, {@code polling-queue-fetcher},
-		 * {@code polling-queue-completer}, {@code polling-queue-leases}) whatever the factory named it.
-		 * @param threadFactory the factory
-		 * @return this builder
-		 */
-		public Builder threadFactory(ThreadFactory threadFactory) {
-			this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory must not be null");
-			return this;
-		}
-
-		/**
 		 * Builds the workers (not started).
 		 * @return the workers
 		 * @throws IllegalStateException if a transaction runner is set but the queue borrows its own
@@ -478,7 +431,7 @@ public final class QueueWorkers implements AutoCloseable {
 						+ "other: with a transaction runner each completion commits with its handler's work; remove "
 						+ "one of them");
 			}
-			return new QueueWorkers(this);
+			return new QueueWorkers(this, runtime("the queue workers of " + this.queue.owner()));
 		}
 
 	}

@@ -7,15 +7,16 @@ import dev.polling.jdbc.DatabaseTime;
 import dev.polling.jdbc.Dialect;
 import dev.polling.jdbc.FencedWrite;
 import dev.polling.jdbc.TableNames;
+import dev.polling.jdbc.builder.ClaimBuilder;
 import dev.polling.jdbc.internal.Arguments;
+import dev.polling.jdbc.builder.ClaimBuilder.Claims;
+import dev.polling.jdbc.builder.StoreBuilder.Store;
 import dev.polling.jdbc.internal.Sql;
-import dev.polling.core.PollingSettings;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.UUID;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -94,25 +95,25 @@ public final class WorkQueue {
 	/** The fenced writes to claimed messages. */
 	private final QueueOutcomes outcomes;
 
-	private WorkQueue(Builder builder, Dialect dialect) {
-		this.connections = (builder.connections != null) ? builder.connections : ConnectionProvider.of(builder.dataSource);
-		this.joinsCallerTransactions = builder.connections != null;
-		this.dialect = dialect;
-		this.tables = builder.tables;
-		DatabaseTime time = new DatabaseTime(dialect);
-		this.owner = Arguments.cut(builder.instanceId, 160) + "/" + UUID.randomUUID().toString().substring(0, 8);
-		this.leaseTime = builder.leaseTime;
-		this.maxAttempts = builder.maxAttempts;
+	private WorkQueue(Builder builder, Store store, Claims claims) {
+		this.connections = store.connections();
+		this.joinsCallerTransactions = store.joinsCallerTransactions();
+		this.dialect = store.dialect();
+		this.tables = store.tables();
+		DatabaseTime time = new DatabaseTime(this.dialect);
+		this.owner = claims.owner();
+		this.leaseTime = claims.leaseTime();
+		this.maxAttempts = claims.maxAttempts();
 		String table = this.tables.queue();
 		this.table = table;
-		this.leases = new QueueLeases(builder.dataSource, dialect, table, time, this.owner, this.leaseTime,
+		this.leases = new QueueLeases(store.dataSource(), this.dialect, table, time, this.owner, this.leaseTime,
 				builder.listener);
-		KeyHeads heads = new KeyHeads(dialect, table, this.tables.queueKey());
+		KeyHeads heads = new KeyHeads(this.dialect, table, this.tables.queueKey());
 		this.deleteWhenDone = builder.deleteWhenDone;
-		this.outcomes = new QueueOutcomes(builder.dataSource, this.connections, this.tables, time, builder.backoff,
+		this.outcomes = new QueueOutcomes(store.dataSource(), this.connections, this.tables, time, store.backoff(),
 				builder.listener, heads, this.deleteWhenDone);
 		this.enqueues = new QueueEnqueues(table, time, this.maxAttempts, builder.listener, heads);
-		this.admin = new QueueAdmin(this.outcomes, builder.dataSource, dialect, this.tables, time, heads);
+		this.admin = new QueueAdmin(this.outcomes, store.dataSource(), this.dialect, this.tables, time, heads);
 	}
 
 	/**
@@ -123,7 +124,7 @@ public final class WorkQueue {
 	 * @return the builder
 	 */
 	public static Builder builder(DataSource dataSource) {
-		return new Builder(Objects.requireNonNull(dataSource, "dataSource must not be null"));
+		return new Builder(dataSource);
 	}
 
 	// ---- enqueue
@@ -349,115 +350,20 @@ public final class WorkQueue {
 	}
 
 	/**
-	 * Builds a {@link WorkQueue}.
+	 * Builds a {@link WorkQueue}: where enqueues and completions get their connection
+	 * ({@link #connections}), the lease of a claim (default 30 s; the workers renew every third of
+	 * it), the attempts before a message goes dead (default {@value #DEFAULT_MAX_ATTEMPTS}) and the
+	 * backoff between them, as every claiming part is built.
 	 */
-	public static final class Builder {
-
-		private final DataSource dataSource;
-
-		private @Nullable ConnectionProvider connections;
-
-		private @Nullable Dialect dialect;
-
-		private TableNames tables = TableNames.defaults();
-
-		private String instanceId = PollingSettings.defaultInstanceId();
-
-		private Duration leaseTime = DEFAULT_LEASE_TIME;
-
-		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-
-		private Backoff backoff = Backoff.defaults();
+	public static final class Builder extends ClaimBuilder<Builder> {
 
 		private QueueListener listener = QueueListener.NONE;
 
 		private boolean deleteWhenDone;
 
 		private Builder(DataSource dataSource) {
-			this.dataSource = dataSource;
-		}
-
-		/**
-		 * Sets where enqueues and completions get their connection, e.g. one bound to the current
-		 * transaction (default: a connection borrowed from the data source per call).
-		 * @param connections the provider
-		 * @return this builder
-		 */
-		public Builder connections(ConnectionProvider connections) {
-			this.connections = Objects.requireNonNull(connections, "connections must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the dialect instead of detecting it at {@link #build()}.
-		 * @param dialect the dialect
-		 * @return this builder
-		 */
-		public Builder dialect(Dialect dialect) {
-			this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the table names.
-		 * @param tables the table names
-		 * @return this builder
-		 */
-		public Builder tables(TableNames tables) {
-			this.tables = Objects.requireNonNull(tables, "tables must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets the instance id written (with a random suffix) as owner of claimed rows (default: host
-		 * name and pid).
-		 * @param instanceId the instance id
-		 * @return this builder
-		 */
-		public Builder instanceId(String instanceId) {
-			this.instanceId = Arguments.key("instanceId", instanceId, 160, "e.g. the host name and pid");
-			return this;
-		}
-
-		/**
-		 * Sets the lease of a claim (default 30 s). Renew well within it (the workers renew every
-		 * third of it).
-		 * @param leaseTime between 1 s and 1 day
-		 * @return this builder
-		 */
-		public Builder leaseTime(Duration leaseTime) {
-			Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-			if (leaseTime.compareTo(Duration.ofSeconds(1)) < 0 || leaseTime.compareTo(Duration.ofDays(1)) > 0) {
-				throw new IllegalArgumentException("leaseTime must be between 1s and 1d but was " + leaseTime
-						+ ": longer than a normal pause of the application (GC, slow database), e.g. 30s");
-			}
-			this.leaseTime = leaseTime;
-			return this;
-		}
-
-		/**
-		 * Sets the attempts before a message goes dead (default {@value #DEFAULT_MAX_ATTEMPTS});
-		 * stored with each message at enqueue.
-		 * @param maxAttempts between 1 and 100
-		 * @return this builder
-		 */
-		public Builder maxAttempts(int maxAttempts) {
-			if (maxAttempts < 1 || maxAttempts > 100) {
-				throw new IllegalArgumentException("maxAttempts must be between 1 and 100 but was " + maxAttempts
-						+ ": e.g. 3");
-			}
-			this.maxAttempts = maxAttempts;
-			return this;
-		}
-
-		/**
-		 * Sets the backoff between attempts.
-		 * @param backoff the backoff
-		 * @return this builder
-		 */
-		public Builder backoff(Backoff backoff) {
-			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
-			return this;
+			super(dataSource, DEFAULT_LEASE_TIME, DEFAULT_MAX_ATTEMPTS,
+					"longer than a normal pause of the application (GC, slow database), e.g. 30s");
 		}
 
 		/**
@@ -489,8 +395,7 @@ public final class WorkQueue {
 		 * @return the queue
 		 */
 		public WorkQueue build() {
-			Dialect resolved = (this.dialect != null) ? this.dialect : Dialect.detect(this.dataSource);
-			return new WorkQueue(this, resolved);
+			return new WorkQueue(this, store(), claims());
 		}
 
 	}
