@@ -3,13 +3,11 @@ package dev.polling.sample.order;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-import dev.polling.jdbc.delivery.DeliveryDestination;
 import dev.polling.jdbc.queue.QueueSubscription;
-import dev.polling.sample.mail.ConfirmationSender;
 
 /**
- * What the starter's workers and dispatcher run on every instance: the work queue of fetched mails,
- * the follow-up checks, and the SMTP destination of the confirmation mails.
+ * What the starter's workers run on every instance: the work queue of fetched mails and the follow-up
+ * checks (the SMTP destination of the confirmation mails is {@code mail.ConfirmationDestination}).
  */
 @Configuration(proxyBeanMethods = false)
 class OrderQueues {
@@ -22,15 +20,6 @@ class OrderQueues {
 	@Bean
 	QueueSubscription followUpChecks(FollowUpService followUps) {
 		return QueueSubscription.of(OrderService.FOLLOW_UPS, followUps::check);
-	}
-
-	/**
-	 * Not idempotent: an SMTP server delivers a mail sent twice twice. A send whose outcome is unknown
-	 * becomes IN_DOUBT and waits for an operator (the endpoint {@code pollingdelivery}).
-	 */
-	@Bean
-	DeliveryDestination confirmations(ConfirmationSender sender) {
-		return DeliveryDestination.of(OrderService.CONFIRMATIONS, sender);
 	}
 
 }
