@@ -72,11 +72,7 @@ public abstract class ClaimBuilder<B extends ClaimBuilder<B>> extends StoreBuild
 	 * @return this builder
 	 */
 	public B maxAttempts(int maxAttempts) {
-		if (maxAttempts < 1 || maxAttempts > 100) {
-			throw new IllegalArgumentException("maxAttempts must be between 1 and 100 but was " + maxAttempts
-					+ ": e.g. 3");
-		}
-		this.maxAttempts = maxAttempts;
+		this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 1, 100, "e.g. 3");
 		return self();
 	}
 
